@@ -1,0 +1,16 @@
+// One function per `graphopt` subcommand. Each takes the arguments after the subcommand's name
+// and returns the exit status. Errors are thrown (UsageError, GraphError, std::exception) and
+// turned into one line on stderr and exit status 2 by main().
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace graphopt::cli {
+
+using ArgList = std::vector<std::string>;
+
+int cmdInfo(const ArgList& args);
+int cmdGenerate(const ArgList& args);
+
+}  // namespace graphopt::cli

@@ -1,0 +1,55 @@
+// graphopt: the command-line twin of GraphOpt Studio.
+#include <cstring>
+#include <exception>
+#include <iostream>
+
+#include "Args.h"
+#include "Commands.h"
+
+namespace {
+
+using namespace graphopt::cli;
+
+struct Command {
+    const char* name;
+    int (*run)(const ArgList&);
+    const char* usage;
+};
+
+// Add a subcommand here and declare it in Commands.h.
+const Command kCommands[] = {
+    {"info", cmdInfo, "info FILE [--json]                       nodes, edges, FLOPs, bytes, op histogram"},
+    {"generate", cmdGenerate,
+     "generate --family chain|branchy|layered|series-parallel --nodes N --seed S --out FILE"},
+};
+
+void printUsage(std::ostream& os) {
+    os << "usage: graphopt COMMAND [OPTIONS]\n\ncommands:\n";
+    for (const auto& c : kCommands) os << "  " << c.usage << "\n";
+    os << "\nErrors print one line on stderr and exit with status 2.\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
+        printUsage(argc < 2 ? std::cerr : std::cout);
+        return argc < 2 ? 2 : 0;
+    }
+    const std::string name = argv[1];
+    ArgList rest(argv + 2, argv + argc);
+    for (const auto& c : kCommands) {
+        if (name != c.name) continue;
+        try {
+            return c.run(rest);
+        } catch (const UsageError& e) {
+            std::cerr << "graphopt " << name << ": " << e.what() << "\n";
+            return 2;
+        } catch (const std::exception& e) {
+            std::cerr << "graphopt " << name << ": " << e.what() << "\n";
+            return 2;
+        }
+    }
+    std::cerr << "graphopt: unknown command '" << name << "' (try graphopt --help)\n";
+    return 2;
+}

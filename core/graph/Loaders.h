@@ -1,0 +1,28 @@
+// Reading and writing graphs. Every loader returns a finalized, validated Graph with costs
+// inferred, or throws GraphError whose message starts with the file's path:
+//   "models/x.onnx: truncated or not an ONNX model (protobuf parse failed)".
+// Nothing half-built escapes.
+#pragma once
+
+#include <string>
+
+#include "graph/Graph.h"
+
+namespace graphopt {
+
+enum class GraphFormat { Auto, Onnx, CostGraphText, Dot, Json };
+
+// Picks the loader from the extension (.onnx, .pbtxt/.txt, .dot/.gv, .json), and from the
+// content when the extension says nothing.
+Graph loadGraph(const std::string& path, GraphFormat format = GraphFormat::Auto);
+
+Graph loadOnnx(const std::string& path);
+Graph loadCostGraphText(const std::string& path);  // TensorFlow CostGraphDef, protobuf text format
+Graph loadDot(const std::string& path);            // Graphviz DOT, via cgraph
+Graph loadJson(const std::string& path);           // native JSON (docs/formats.md)
+void saveJson(const Graph& g, const std::string& path);
+
+// Reads a whole file, refusing directories, unreadable files and files over `maxBytes`.
+std::string readFileForLoader(const std::string& path, size_t maxBytes = size_t(1) << 31);
+
+}  // namespace graphopt
