@@ -25,4 +25,12 @@ void saveJson(const Graph& g, const std::string& path);
 // Reads a whole file, refusing directories, unreadable files and files over `maxBytes`.
 std::string readFileForLoader(const std::string& path, size_t maxBytes = size_t(1) << 31);
 
+// The error every loader throws: "PATH: REASON".
+[[noreturn]] void throwLoadError(const std::string& path, const std::string& reason);
+
+// The common end of every loader: finalize(), validate() and inferCosts(); a validation error is
+// rethrown prefixed with the path. Records the op types without a FLOP formula in
+// g.metadata["ops_without_flops"] (comma-separated).
+void finalizeLoadedGraph(Graph& g, const std::string& path);
+
 }  // namespace graphopt

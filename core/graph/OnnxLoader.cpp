@@ -1,0 +1,276 @@
+// ONNX models, read with ONNX's own protobuf classes (Debian libonnx-dev).
+//
+// Which graph inputs are weights: ONNX lists parameters either as initializers or, when a model
+// is exported without weights (torch.onnx.export(export_params=False), as our bundled models
+// are), as plain graph inputs. We decide, in order:
+//   1. an input that has an initializer is a weight;
+//   2. if the model's metadata has "graphopt.data_inputs" (our export script writes it), every
+//      other input not named there is a weight;
+//   3. otherwise an input consumed only in parameter slots of known ops (Conv's W and B, Gemm's
+//      B and C, BatchNormalization's scale/bias/mean/var, ...) is a weight.
+// Constant nodes become weight tensors too: their values are fixed parameters, not work.
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <set>
+#include <unordered_map>
+
+#include "graph/GraphError.h"
+#include "graph/Loaders.h"
+
+namespace graphopt {
+
+namespace {
+
+DType fromOnnxType(int t) {
+    switch (t) {
+        case onnx::TensorProto::FLOAT: return DType::Float32;
+        case onnx::TensorProto::FLOAT16: return DType::Float16;
+        case onnx::TensorProto::BFLOAT16: return DType::BFloat16;
+        case onnx::TensorProto::DOUBLE: return DType::Float64;
+        case onnx::TensorProto::INT8: return DType::Int8;
+        case onnx::TensorProto::UINT8: return DType::UInt8;
+        case onnx::TensorProto::INT16: return DType::Int16;
+        case onnx::TensorProto::INT32: return DType::Int32;
+        case onnx::TensorProto::INT64: return DType::Int64;
+        case onnx::TensorProto::BOOL: return DType::Bool;
+        default: return DType::Unknown;
+    }
+}
+
+struct TypeInfo {
+    DType dtype = DType::Unknown;
+    std::vector<int64_t> shape;
+    bool shapeKnown = false;
+};
+
+TypeInfo typeInfoOf(const onnx::ValueInfoProto& vi) {
+    TypeInfo info;
+    if (!vi.has_type() || !vi.type().has_tensor_type()) return info;
+    const auto& tt = vi.type().tensor_type();
+    info.dtype = fromOnnxType(tt.elem_type());
+    if (!tt.has_shape()) return info;
+    info.shapeKnown = true;
+    for (const auto& d : tt.shape().dim()) {
+        if (d.has_dim_value() && d.dim_value() >= 0)
+            info.shape.push_back(d.dim_value());
+        else {
+            info.shape.push_back(-1);  // symbolic or missing dimension
+            info.shapeKnown = false;
+        }
+    }
+    return info;
+}
+
+// Input ports that hold parameters, per op type (see rule 3 above).
+bool isParameterSlot(const std::string& op, int port) {
+    static const std::unordered_map<std::string, int> firstParamPort = {
+        {"Conv", 1}, {"ConvTranspose", 1}, {"Gemm", 1}, {"BatchNormalization", 1},
+        {"InstanceNormalization", 1}, {"LayerNormalization", 1}, {"PRelu", 1}, {"QLinearConv", 1},
+        {"GroupNormalization", 1},
+    };
+    auto it = firstParamPort.find(op);
+    return it != firstParamPort.end() && port >= it->second;
+}
+
+AttrValue attrValueOf(const onnx::AttributeProto& a) {
+    switch (a.type()) {
+        case onnx::AttributeProto::INT: return AttrValue(int64_t(a.i()));
+        case onnx::AttributeProto::FLOAT: return AttrValue(double(a.f()));
+        case onnx::AttributeProto::STRING: return AttrValue(a.s());
+        case onnx::AttributeProto::INTS: return AttrValue(std::vector<int64_t>(a.ints().begin(), a.ints().end()));
+        case onnx::AttributeProto::FLOATS: {
+            std::vector<double> v(a.floats().begin(), a.floats().end());
+            return AttrValue(std::move(v));
+        }
+        case onnx::AttributeProto::STRINGS:
+            return AttrValue(std::vector<std::string>(a.strings().begin(), a.strings().end()));
+        case onnx::AttributeProto::TENSOR:
+            // Keep the shape only: a Graph describes work, not values.
+            return AttrValue(std::vector<int64_t>(a.t().dims().begin(), a.t().dims().end()));
+        default: return AttrValue(std::string("<") + onnx::AttributeProto::AttributeType_Name(a.type()) + ">");
+    }
+}
+
+// The value of a Constant node as a weight tensor's type and shape.
+TypeInfo constantTypeInfo(const onnx::NodeProto& n) {
+    TypeInfo info;
+    for (const auto& a : n.attribute()) {
+        if (a.name() == "value" && a.has_t()) {
+            info.dtype = fromOnnxType(a.t().data_type());
+            info.shape.assign(a.t().dims().begin(), a.t().dims().end());
+            info.shapeKnown = true;
+        } else if (a.name() == "value_float" || a.name() == "value_int") {
+            info.dtype = a.name() == "value_float" ? DType::Float32 : DType::Int64;
+            info.shapeKnown = true;
+        } else if (a.name() == "value_floats" || a.name() == "value_ints") {
+            info.dtype = a.name() == "value_floats" ? DType::Float32 : DType::Int64;
+            info.shape = {a.name() == "value_floats" ? a.floats_size() : a.ints_size()};
+            info.shapeKnown = true;
+        }
+    }
+    return info;
+}
+
+bool needsShapeInference(const onnx::GraphProto& g) {
+    std::set<std::string> known;
+    for (const auto& v : g.value_info()) known.insert(v.name());
+    for (const auto& v : g.output()) known.insert(v.name());
+    for (const auto& n : g.node())
+        for (const auto& o : n.output())
+            if (!o.empty() && !known.count(o)) return true;
+    return false;
+}
+
+}  // namespace
+
+Graph loadOnnx(const std::string& path) {
+    const std::string bytes = readFileForLoader(path);
+    if (bytes.empty()) throwLoadError(path, "file is empty");
+
+    onnx::ModelProto model;
+    if (!model.ParseFromString(bytes))
+        throwLoadError(path, "not a valid ONNX model (the protobuf could not be parsed: truncated or another format)");
+    if (!model.has_graph()) throwLoadError(path, "ONNX model has no graph");
+    if (model.graph().node_size() == 0) throwLoadError(path, "ONNX graph has no nodes");
+
+    Graph g;
+    g.metadata["format"] = "onnx";
+    g.metadata["onnx.ir_version"] = std::to_string(model.ir_version());
+    if (!model.producer_name().empty()) g.metadata["onnx.producer"] = model.producer_name();
+    for (const auto& op : model.opset_import())
+        if (op.domain().empty() || op.domain() == "ai.onnx") g.metadata["onnx.opset"] = std::to_string(op.version());
+    std::set<std::string> declaredDataInputs;
+    bool haveDataInputList = false;
+    for (const auto& kv : model.metadata_props()) {
+        g.metadata["onnx.meta." + kv.key()] = kv.value();
+        if (kv.key() == "graphopt.data_inputs") {
+            haveDataInputList = true;
+            std::string list = kv.value();
+            size_t start = 0;
+            while (start <= list.size()) {
+                size_t comma = list.find(',', start);
+                if (comma == std::string::npos) comma = list.size();
+                if (comma > start) declaredDataInputs.insert(list.substr(start, comma - start));
+                start = comma + 1;
+            }
+        }
+    }
+
+    // Intermediate shapes: run ONNX shape inference when the file lacks some. A failure is not
+    // fatal: those tensors keep unknown shapes, and the graph says so in its metadata.
+    if (needsShapeInference(model.graph())) {
+        try {
+            onnx::shape_inference::InferShapes(model);
+            g.metadata["onnx.shape_inference"] = "ran";
+        } catch (const std::exception& e) {
+            g.metadata["onnx.shape_inference"] = std::string("failed: ") + e.what();
+        }
+    }
+    const onnx::GraphProto& gp = model.graph();
+    g.name = gp.name().empty() ? std::string("onnx-model") : gp.name();
+
+    std::unordered_map<std::string, TypeInfo> types;
+    for (const auto& v : gp.value_info()) types[v.name()] = typeInfoOf(v);
+    for (const auto& v : gp.output()) types[v.name()] = typeInfoOf(v);
+
+    auto makeTensor = [](const std::string& name, TensorKind kind, const TypeInfo& info) {
+        Tensor t;
+        t.name = name;
+        t.kind = kind;
+        t.dtype = info.dtype == DType::Unknown ? DType::Float32 : info.dtype;
+        t.shape = info.shape;
+        t.shapeKnown = info.shapeKnown;
+        t.bytes = info.shapeKnown ? shapeBytes(info.shape, t.dtype) : 0;
+        return t;
+    };
+
+    // Initializers are weights.
+    std::set<std::string> initializerNames;
+    for (const auto& init : gp.initializer()) {
+        if (init.name().empty()) throwLoadError(path, "an initializer has no name");
+        if (!initializerNames.insert(init.name()).second)
+            throwLoadError(path, "initializer '" + init.name() + "' is defined twice");
+        TypeInfo info;
+        info.dtype = fromOnnxType(init.data_type());
+        info.shape.assign(init.dims().begin(), init.dims().end());
+        info.shapeKnown = true;
+        for (int64_t d : info.shape)
+            if (d < 0) throwLoadError(path, "initializer '" + init.name() + "' has a negative dimension");
+        g.addTensor(makeTensor(init.name(), TensorKind::Weight, info));
+    }
+    // Which graph inputs feed only parameter slots (rule 3).
+    std::unordered_map<std::string, bool> onlyParamUse;
+    for (const auto& n : gp.node())
+        for (int p = 0; p < n.input_size(); ++p) {
+            auto [it, inserted] = onlyParamUse.emplace(n.input(p), true);
+            it->second = it->second && isParameterSlot(n.op_type(), p);
+        }
+    for (const auto& in : gp.input()) {
+        if (initializerNames.count(in.name())) continue;
+        if (in.name().empty()) throwLoadError(path, "a graph input has no name");
+        if (g.findTensor(in.name()) >= 0) throwLoadError(path, "graph input '" + in.name() + "' is declared twice");
+        bool weight;
+        if (haveDataInputList)
+            weight = !declaredDataInputs.count(in.name());
+        else {
+            auto it = onlyParamUse.find(in.name());
+            weight = it != onlyParamUse.end() && it->second;
+        }
+        g.addTensor(makeTensor(in.name(), weight ? TensorKind::Weight : TensorKind::GraphInput, typeInfoOf(in)));
+    }
+
+    // Nodes. ONNX node names are optional and need not be unique: make them unique, deterministically.
+    std::set<std::string> usedNames;
+    int index = 0;
+    for (const auto& np : gp.node()) {
+        const int nodeIndex = index++;
+        if (np.op_type().empty()) throwLoadError(path, "node #" + std::to_string(nodeIndex) + " has no op type");
+        std::string name = np.name().empty() ? np.op_type() + "_" + std::to_string(nodeIndex) : np.name();
+        if (usedNames.count(name)) name += "#" + std::to_string(nodeIndex);
+        usedNames.insert(name);
+
+        if (np.op_type() == "Constant" && np.domain().empty() && np.output_size() == 1 && np.input_size() == 0) {
+            if (g.findTensor(np.output(0)) >= 0)
+                throwLoadError(path, "node '" + name + "' writes tensor '" + np.output(0) + "' that already exists");
+            g.addTensor(makeTensor(np.output(0), TensorKind::Weight, constantTypeInfo(np)));
+            continue;
+        }
+
+        Node node;
+        node.name = name;
+        node.op = np.domain().empty() || np.domain() == "ai.onnx" ? np.op_type() : np.domain() + "." + np.op_type();
+        for (const auto& a : np.attribute()) node.attrs[a.name()] = attrValueOf(a);
+        for (const auto& in : np.input()) {
+            if (in.empty()) {
+                node.inputs.push_back(-1);  // absent optional input
+                continue;
+            }
+            int t = g.findTensor(in);
+            if (t < 0)
+                throwLoadError(path, "node '" + name + "' reads tensor '" + in +
+                                         "', which no earlier node produces and is not a graph input "
+                                         "(the nodes are not in topological order, or the name is wrong)");
+            node.inputs.push_back(t);
+        }
+        for (const auto& out : np.output()) {
+            if (out.empty()) continue;  // unused optional output
+            if (g.findTensor(out) >= 0)
+                throwLoadError(path, "node '" + name + "' writes tensor '" + out + "', which already exists");
+            auto it = types.find(out);
+            node.outputs.push_back(g.addTensor(makeTensor(out, TensorKind::Activation, it == types.end() ? TypeInfo{} : it->second)));
+        }
+        g.addNode(std::move(node));
+    }
+    if (g.nodeCount() == 0) throwLoadError(path, "ONNX graph has only Constant nodes");
+
+    for (const auto& out : gp.output()) {
+        int t = g.findTensor(out.name());
+        if (t < 0) throwLoadError(path, "graph output '" + out.name() + "' is not produced by any node");
+        g.mutableTensors()[t].isGraphOutput = true;
+    }
+    finalizeLoadedGraph(g, path);
+    return g;
+}
+
+}  // namespace graphopt
