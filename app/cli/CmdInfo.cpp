@@ -1,0 +1,84 @@
+// graphopt info FILE [--json]
+#include <algorithm>
+#include <iomanip>
+#include <sstream>
+#include <iostream>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "Args.h"
+#include "Commands.h"
+#include "graph/Loaders.h"
+
+namespace graphopt::cli {
+
+namespace {
+
+std::string humanBytes(double b) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (b >= 1024 && u < 4) b /= 1024, ++u;
+    std::ostringstream os;
+    os << std::fixed << std::setprecision(u ? 2 : 0) << b << ' ' << units[u];
+    return os.str();
+}
+
+}  // namespace
+
+int cmdInfo(const ArgList& argv) {
+    Args args(argv, {}, {"json"});
+    const std::string path = args.onePositional("FILE");
+    const Graph g = loadGraph(path);
+
+    std::map<std::string, int> ops;
+    for (const auto& n : g.nodes()) ops[n.op]++;
+    int64_t inputs = 0, outputs = 0, weights = 0;
+    for (const auto& t : g.tensors()) {
+        inputs += t.kind == TensorKind::GraphInput;
+        weights += t.kind == TensorKind::Weight;
+        outputs += t.isGraphOutput;
+    }
+    std::string unknownOps;
+    if (auto it = g.metadata.find("ops_without_flops"); it != g.metadata.end()) unknownOps = it->second;
+
+    if (args.has("json")) {
+        nlohmann::json j;
+        j["file"] = path;
+        j["name"] = g.name;
+        j["nodes"] = g.nodeCount();
+        j["edges"] = g.edges().size();
+        j["flops"] = g.totalFlops();
+        j["flops_convention"] = "a multiply-add counts as 2 FLOPs";
+        j["activation_bytes"] = g.activationBytes();
+        j["weight_bytes"] = g.weightBytes();
+        j["input_bytes"] = g.inputBytes();
+        j["graph_inputs"] = inputs;
+        j["graph_outputs"] = outputs;
+        j["weight_tensors"] = weights;
+        j["ops"] = ops;
+        nlohmann::json unknown = nlohmann::json::array();
+        std::stringstream ss(unknownOps);
+        for (std::string op; std::getline(ss, op, ',');) unknown.push_back(op);
+        j["ops_without_flops"] = unknown;
+        std::cout << j.dump(2) << "\n";
+        return 0;
+    }
+    std::cout << path << " (" << g.name << ")\n"
+              << "  nodes             " << g.nodeCount() << "\n"
+              << "  edges             " << g.edges().size() << "\n"
+              << "  FLOPs             " << std::setprecision(4) << g.totalFlops() / 1e9
+              << " G (multiply-add = 2)\n"
+              << "  activation bytes  " << humanBytes(static_cast<double>(g.activationBytes())) << "\n"
+              << "  weight bytes      " << humanBytes(static_cast<double>(g.weightBytes())) << " in " << weights
+              << " tensors\n"
+              << "  inputs / outputs  " << inputs << " / " << outputs << "\n"
+              << "  op types:\n";
+    std::vector<std::pair<std::string, int>> sorted(ops.begin(), ops.end());
+    std::stable_sort(sorted.begin(), sorted.end(), [](auto& a, auto& b) { return a.second > b.second; });
+    for (const auto& [op, count] : sorted) std::cout << "    " << std::left << std::setw(24) << op << count << "\n";
+    if (!unknownOps.empty()) std::cout << "  no FLOP formula for: " << unknownOps << " (counted as 0)\n";
+    return 0;
+}
+
+}  // namespace graphopt::cli

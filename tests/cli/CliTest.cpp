@@ -1,0 +1,89 @@
+// The graphopt executable as a user runs it: output, exit status, error lines.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+    int status = -1;
+    std::string out, err;
+};
+
+// Runs graphopt with `args` (already shell-quoted where needed), capturing stdout and stderr.
+Result runGraphopt(const std::string& args) {
+    const fs::path errFile = fs::temp_directory_path() / ("graphopt-cli-err-" + std::to_string(::getpid()));
+    const std::string cmd = std::string(GRAPHOPT_BINARY_DIR) + "/app/graphopt " + args + " 2>" + errFile.string();
+    Result r;
+    FILE* p = ::popen(cmd.c_str(), "r");
+    if (!p) return r;
+    std::array<char, 4096> buf{};
+    size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+    int st = ::pclose(p);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    std::ifstream in(errFile);
+    r.err.assign(std::istreambuf_iterator<char>(in), {});
+    fs::remove(errFile);
+    return r;
+}
+
+const std::string kResnet = std::string(GRAPHOPT_SOURCE_DIR) + "/resources/models/resnet18.onnx";
+
+}  // namespace
+
+TEST(Cli, InfoJsonReportsResNet18Cost) {
+    Result r = runGraphopt("info " + kResnet + " --json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    for (const char* key : {"nodes", "edges", "flops", "activation_bytes", "weight_bytes", "ops"})
+        EXPECT_TRUE(j.contains(key)) << key;
+    // Published: 1.8 G multiply-accumulates = 3.6 GFLOP (multiply-add = 2), within 10 %.
+    EXPECT_NEAR(j["flops"].get<double>(), 3.6e9, 0.36e9);
+    EXPECT_EQ(j["ops"]["Conv"].get<int>(), 20);
+}
+
+TEST(Cli, InfoPlainText) {
+    Result r = runGraphopt("info " + kResnet);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("nodes"), std::string::npos);
+    EXPECT_NE(r.out.find("Conv"), std::string::npos);
+}
+
+TEST(Cli, ErrorsAreOneLineAndExitTwo) {
+    const std::string missing = "/nonexistent/model.onnx";
+    for (const std::string& args : {"info " + missing, "info", "info " + kResnet + " --bogus", "frobnicate",
+                                    "generate --family chain --nodes 5 --out /tmp/x.json",
+                                    "generate --family tree --nodes 50 --out /tmp/x.json", "generate --nodes 50"}) {
+        SCOPED_TRACE(args);
+        Result r = runGraphopt(args);
+        EXPECT_EQ(r.status, 2);
+        EXPECT_TRUE(r.out.empty()) << r.out;
+        ASSERT_FALSE(r.err.empty());
+        EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
+    }
+    Result r = runGraphopt("info " + missing);
+    EXPECT_NE(r.err.find(missing), std::string::npos) << r.err;
+}
+
+TEST(Cli, GenerateWritesALoadableDeterministicGraph) {
+    const fs::path dir = fs::temp_directory_path() / ("graphopt-cli-gen-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const std::string a = (dir / "a.json").string(), b = (dir / "b.json").string();
+    ASSERT_EQ(runGraphopt("generate --family branchy --nodes 300 --seed 7 --out " + a).status, 0);
+    ASSERT_EQ(runGraphopt("generate --family branchy --nodes 300 --seed 7 --out " + b).status, 0);
+    std::ifstream fa(a), fb(b);
+    std::string sa((std::istreambuf_iterator<char>(fa)), {}), sb((std::istreambuf_iterator<char>(fb)), {});
+    EXPECT_EQ(sa, sb);
+    Result info = runGraphopt("info " + a + " --json");
+    ASSERT_EQ(info.status, 0) << info.err;
+    EXPECT_EQ(nlohmann::json::parse(info.out)["nodes"].get<int>(), 300);
+    fs::remove_all(dir);
+}
