@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The test command: installs what is missing, builds everything, runs the whole suite headless.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/install-deps.sh
+tools/build.sh
+export QT_QPA_PLATFORM=offscreen
+cd "${BUILD_DIR:-build}"
+ctest --output-on-failure -j "$(nproc)" --timeout 900

@@ -1,0 +1,63 @@
+#include "NodeTableModel.h"
+
+#include <QLocale>
+
+namespace graphopt::ui {
+
+NodeTableModel::NodeTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void NodeTableModel::setGraph(std::shared_ptr<const Graph> graph) {
+    beginResetModel();
+    graph_ = std::move(graph);
+    endResetModel();
+}
+
+int NodeTableModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() || !graph_ ? 0 : static_cast<int>(graph_->nodeCount());
+}
+
+int NodeTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
+    if (!graph_ || !index.isValid() || index.row() >= rowCount()) return {};
+    const Node& n = graph_->nodes()[index.row()];
+    int64_t outBytes = 0;
+    QStringList shapes;
+    for (int t : n.outputs) {
+        const Tensor& tensor = graph_->tensors()[t];
+        outBytes += tensor.bytes;
+        shapes << QString::fromStdString(tensor.shapeKnown ? shapeToString(tensor.shape) : std::string("?"));
+    }
+    if (role == Qt::DisplayRole) {
+        switch (index.column()) {
+            case Name: return QString::fromStdString(n.name);
+            case Op: return QString::fromStdString(n.op);
+            case OutputShape: return shapes.join(", ");
+            case Flops: return QLocale().toString(n.flops / 1e6, 'f', 2);
+            case OutputBytes: return QLocale().formattedDataSize(outBytes);
+        }
+    } else if (role == Qt::UserRole) {  // raw values, for sorting
+        switch (index.column()) {
+            case Flops: return n.flops;
+            case OutputBytes: return static_cast<qlonglong>(outBytes);
+            default: return data(index, Qt::DisplayRole);
+        }
+    } else if (role == Qt::TextAlignmentRole && (index.column() == Flops || index.column() == OutputBytes)) {
+        return int(Qt::AlignRight | Qt::AlignVCenter);
+    }
+    return {};
+}
+
+QVariant NodeTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    switch (section) {
+        case Name: return tr("Node");
+        case Op: return tr("Op");
+        case OutputShape: return tr("Output shape");
+        case Flops: return tr("MFLOP");
+        case OutputBytes: return tr("Output bytes");
+    }
+    return {};
+}
+
+}  // namespace graphopt::ui
