@@ -1,0 +1,48 @@
+// The placement engines and their registry. Every engine maps a SearchContext to the best
+// chromosome it found. The run looks engines up by name, so a new engine (REGAL: BRKGA plus a
+// learned KeyBias) plugs in with registerPlacementEngine() and no change to PlacementRun.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "placement/BrkgaSearch.h"
+#include "placement/SearchContext.h"
+
+namespace graphopt {
+
+using PlacementEngine = std::function<SearchOutcome(const SearchContext&)>;
+
+// Replaces an engine of the same name. Thread-safe.
+void registerPlacementEngine(const std::string& name, PlacementEngine engine);
+// Throws std::invalid_argument listing the known engines.
+PlacementEngine findPlacementEngine(const std::string& name);
+std::vector<std::string> placementEngineNames();
+
+// BRKGA on the simulator; params: population, elite_fraction, mutant_fraction, rho_e.
+// `bias` carries REGAL's per-key Beta mutants and per-key crossover probabilities.
+SearchOutcome brkgaEngine(const SearchContext& ctx, const KeyBias& bias = {});
+
+// Baselines (each file says what it does and what it leaves out).
+SearchOutcome singleDeviceEngine(const SearchContext& ctx);   // SingleDeviceBaseline.cpp
+SearchOutcome randomSearchEngine(const SearchContext& ctx);   // RandomSearch.cpp
+SearchOutcome localSearchEngine(const SearchContext& ctx);    // LocalSearch.cpp
+SearchOutcome xlaListEngine(const SearchContext& ctx);        // MemorySchedulers.cpp
+SearchOutcome xlaDfsEngine(const SearchContext& ctx);
+SearchOutcome xlaPostOrderEngine(const SearchContext& ctx);
+SearchOutcome xlaBestEngine(const SearchContext& ctx);
+SearchOutcome heftEngine(const SearchContext& ctx);           // HeftScheduler.cpp
+SearchOutcome exhaustiveEngine(const SearchContext& ctx);     // ExhaustiveSearch.cpp
+
+// Runs `order` on each device in turn (all nodes on one device) and keeps the best: one
+// evaluation per device. Shared by the single-device baselines.
+SearchOutcome bestSingleDevice(const SearchContext& ctx, const std::vector<int>& order);
+
+// Orders used by the memory schedulers, exposed for tests: permutations of the node ids that
+// respect every dependency.
+std::vector<int> xlaListOrder(const ScheduleProblem& p);
+std::vector<int> xlaDfsOrder(const ScheduleProblem& p, const Graph& g);
+std::vector<int> postOrder(const Graph& g);
+
+}  // namespace graphopt

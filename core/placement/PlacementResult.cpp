@@ -1,0 +1,97 @@
+#include "placement/PlacementResult.h"
+
+#include <map>
+#include <stdexcept>
+
+namespace graphopt {
+
+nlohmann::json PlacementResult::toJson(bool includeSchedule) const {
+    nlohmann::json place = nlohmann::json::object(), ord = nlohmann::json::array(),
+                   peaks = nlohmann::json::object();
+    for (size_t v = 0; v < placement.size() && v < nodeNames.size(); ++v)
+        place[nodeNames[v]] = deviceNames.at(placement[v]);
+    for (int v : order) ord.push_back(nodeNames.at(v));
+    for (size_t k = 0; k < devicePeakBytes.size() && k < deviceNames.size(); ++k)
+        peaks[deviceNames[k]] = devicePeakBytes[k];
+    nlohmann::json j = {{"engine", engine},
+                        {"objective", objective},
+                        {"devices", devices},
+                        {"device_names", deviceNames},
+                        {"budget", budget},
+                        {"seed", seed},
+                        {"cost", cost},
+                        {"runtime_s", runtimeS},
+                        {"peak_bytes", peakBytes},
+                        {"device_peak_bytes", peaks},
+                        {"evaluations", evaluations},
+                        {"wall_s", wallS},
+                        {"feasible", feasible},
+                        {"cancelled", cancelled},
+                        {"count_weights", countWeights},
+                        {"placement", place},
+                        {"order", ord},
+                        {"engine_info", engineInfo}};
+    if (includeSchedule) {
+        nlohmann::json s = schedule.toJson();
+        s["node_names"] = nodeNames;
+        j["schedule"] = std::move(s);
+    }
+    return j;
+}
+
+PlacementResult PlacementResult::fromJson(const nlohmann::json& j) {
+    PlacementResult r;
+    r.engine = j.value("engine", "");
+    r.objective = j.value("objective", "");
+    r.devices = j.value("devices", "");
+    r.budget = j.value("budget", int64_t{0});
+    r.seed = j.value("seed", uint64_t{1});
+    r.deviceNames = j.value("device_names", std::vector<std::string>{});
+    r.cost = j.value("cost", 0.0);
+    r.runtimeS = j.value("runtime_s", 0.0);
+    r.peakBytes = j.value("peak_bytes", int64_t{0});
+    r.evaluations = j.value("evaluations", int64_t{0});
+    r.wallS = j.value("wall_s", 0.0);
+    r.feasible = j.value("feasible", true);
+    r.cancelled = j.value("cancelled", false);
+    r.countWeights = j.value("count_weights", true);
+    r.engineInfo = j.value("engine_info", nlohmann::json::object());
+    std::map<std::string, int> devIndex, nodeIndex;
+    for (size_t k = 0; k < r.deviceNames.size(); ++k) devIndex[r.deviceNames[k]] = int(k);
+    if (j.contains("device_peak_bytes"))
+        for (const auto& name : r.deviceNames) r.devicePeakBytes.push_back(j["device_peak_bytes"].value(name, int64_t{0}));
+    // Node ids follow the order of the (name-sorted) placement object unless a schedule says otherwise.
+    if (j.contains("schedule") && j["schedule"].contains("node_names"))
+        r.nodeNames = j["schedule"]["node_names"].get<std::vector<std::string>>();
+    else if (j.contains("placement"))
+        for (auto it = j["placement"].begin(); it != j["placement"].end(); ++it) r.nodeNames.push_back(it.key());
+    for (size_t v = 0; v < r.nodeNames.size(); ++v) nodeIndex[r.nodeNames[v]] = int(v);
+    if (j.contains("placement")) {
+        r.placement.assign(r.nodeNames.size(), 0);
+        for (auto it = j["placement"].begin(); it != j["placement"].end(); ++it) {
+            auto dv = devIndex.find(it.value().get<std::string>());
+            if (dv == devIndex.end()) throw std::invalid_argument("placement names an unknown device");
+            r.placement[nodeIndex.at(it.key())] = dv->second;
+        }
+    }
+    if (j.contains("order"))
+        for (const auto& name : j["order"]) r.order.push_back(nodeIndex.at(name.get<std::string>()));
+    if (j.contains("schedule")) {
+        const auto& s = j["schedule"];
+        r.schedule.makespan = s.value("makespan", 0.0);
+        for (const auto& o : s.value("ops", nlohmann::json::array()))
+            r.schedule.ops.push_back({o["node"], o["device"], o["start"], o["end"]});
+        r.schedule.order = s.value("order", std::vector<int>{});
+        for (const auto& t : s.value("transfers", nlohmann::json::array()))
+            r.schedule.transfers.push_back({t["tensor"], t["from"], t["to"], t["start"], t["end"], t["bytes"]});
+        for (const auto& curve : s.value("memory", nlohmann::json::array())) {
+            std::vector<MemoryPoint> c;
+            for (const auto& p : curve) c.push_back({p[0].get<double>(), p[1].get<int64_t>()});
+            r.schedule.memory.push_back(std::move(c));
+        }
+        r.schedule.devicePeakBytes = s.value("device_peak_bytes", std::vector<int64_t>{});
+    }
+    return r;
+}
+
+}  // namespace graphopt

@@ -1,0 +1,41 @@
+// What a placement run produces. Self-contained (carries node and device names) so it can be
+// printed, stored (toJson) and drawn without the Graph at hand.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "placement/ScheduleDetail.h"
+
+namespace graphopt {
+
+struct PlacementResult {
+    std::string engine, objective, devices;  // devices: the device model's name
+    int64_t budget = 0;
+    uint64_t seed = 1;
+    std::vector<std::string> nodeNames, deviceNames;
+    std::vector<int> placement;  // device per node id
+    std::vector<int> order;      // node ids in the order they started
+    double cost = 0;             // objective (+ penalty when infeasible)
+    double runtimeS = 0;         // makespan
+    int64_t peakBytes = 0;       // max over devices
+    std::vector<int64_t> devicePeakBytes;
+    int64_t evaluations = 0;
+    double wallS = 0;
+    bool feasible = true;
+    bool cancelled = false;
+    bool countWeights = true;
+    ScheduleDetail schedule;
+    nlohmann::json engineInfo = nlohmann::json::object();
+
+    // objective, cost, runtime_s, peak_bytes, device_peak_bytes (by device name), evaluations,
+    // wall_s, feasible, cancelled, placement (node name -> device name), order (node names), and
+    // with includeSchedule the full schedule (ops, transfers, memory curves).
+    nlohmann::json toJson(bool includeSchedule = false) const;
+    static PlacementResult fromJson(const nlohmann::json& j);  // inverse of toJson
+};
+
+}  // namespace graphopt

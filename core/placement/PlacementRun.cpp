@@ -1,0 +1,75 @@
+#include "placement/PlacementRun.h"
+
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+
+#include "placement/PlacementEngines.h"
+
+namespace graphopt {
+
+PlacementRun::PlacementRun(const Graph& graph, RunSpec spec, ProgressCallback progress, const CancellationToken* cancel)
+    : PlacementRun(graph, spec, DeviceModel::load(spec.devices.empty() ? "2xgpu-pcie" : spec.devices),
+                   std::move(progress), cancel) {}
+
+PlacementRun::PlacementRun(const Graph& graph, RunSpec spec, DeviceModel devices, ProgressCallback progress,
+                           const CancellationToken* cancel)
+    : graph_(graph), spec_(std::move(spec)), devices_(std::move(devices)), progress_(std::move(progress)),
+      cancel_(cancel) {
+    if (spec_.kind.empty()) spec_.kind = "placement";
+    if (spec_.objective.empty()) spec_.objective = "runtime";
+    if (spec_.engine.empty()) spec_.engine = "brkga";
+    if (spec_.devices.empty()) spec_.devices = devices_.name;
+    objectiveFromName(spec_.objective);   // validates
+    findPlacementEngine(spec_.engine);    // validates
+    if (spec_.budget < 0) throw std::invalid_argument("budget must be >= 0");
+    if (devices_.deviceCount() < 1) throw std::invalid_argument("the device model has no devices");
+}
+
+PlacementResult PlacementRun::run() {
+    const auto t0 = std::chrono::steady_clock::now();
+    ScheduleOptions opts;
+    opts.objective = objectiveFromName(spec_.objective);
+    opts.countWeights = spec_.params.value("count_weights", true);
+    auto problem = std::make_shared<const ScheduleProblem>(graph_, devices_, opts);
+
+    int threads = spec_.threads > 0 ? spec_.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+    SearchContext ctx{graph_, devices_, problem, 0, 1, 1, {}, {}, nullptr, t0};
+    ctx.budget = spec_.budget;
+    ctx.seed = spec_.seed;
+    ctx.threads = threads;
+    ctx.params = spec_.params;
+    ctx.progress = progress_;
+    ctx.cancel = cancel_;
+    ctx.started = t0;
+
+    SearchOutcome outcome = findPlacementEngine(spec_.engine)(ctx);
+
+    PlacementResult r;
+    r.engine = spec_.engine;
+    r.objective = spec_.objective;
+    r.devices = devices_.name;
+    r.budget = spec_.budget;
+    r.seed = spec_.seed;
+    r.countWeights = opts.countWeights;
+    for (const auto& n : graph_.nodes()) r.nodeNames.push_back(n.name);
+    for (const auto& d : devices_.devices) r.deviceNames.push_back(d.name);
+    ScheduleSimulator sim(problem);
+    if (outcome.keys.size() != sim.keyCount())
+        throw std::logic_error("placement engine '" + spec_.engine + "' returned a chromosome of the wrong length");
+    const ScheduleCosts c = sim.simulate(outcome.keys, &r.schedule);
+    r.placement.assign(sim.placement().begin(), sim.placement().end());
+    r.order = r.schedule.order;
+    r.cost = c.cost;
+    r.runtimeS = c.makespan;
+    r.peakBytes = c.peakBytes;
+    r.devicePeakBytes = r.schedule.devicePeakBytes;
+    r.feasible = c.feasible;
+    r.evaluations = outcome.evaluations;
+    r.cancelled = outcome.cancelled;
+    r.engineInfo = outcome.info;
+    r.wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+}
+
+}  // namespace graphopt

@@ -1,0 +1,128 @@
+#include "placement/ScheduleProblem.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace graphopt {
+
+const char* objectiveName(PlacementObjective o) { return o == PlacementObjective::Runtime ? "runtime" : "memory"; }
+
+PlacementObjective objectiveFromName(const std::string& s) {
+    if (s == "runtime") return PlacementObjective::Runtime;
+    if (s == "memory") return PlacementObjective::Memory;
+    throw std::invalid_argument("unknown objective '" + s + "' (runtime or memory)");
+}
+
+ScheduleProblem::ScheduleProblem(const Graph& g, const DeviceModel& m, ScheduleOptions opts) : options(opts) {
+    n = static_cast<int>(g.nodeCount());
+    d = m.deviceCount();
+    if (d < 1) throw std::invalid_argument("device model '" + m.name + "' has no devices");
+    const int gt = static_cast<int>(g.tensorCount());
+    const auto& tensors = g.tensors();
+    const auto& nodes = g.nodes();
+
+    // Local tensor ids: node outputs first (in node, port order), then consumed graph inputs.
+    std::vector<int> local(gt, -1);
+    for (int v = 0; v < n; ++v)
+        for (int t : nodes[v].outputs)
+            if (t >= 0 && local[t] < 0 && tensors[t].producer == v) {
+                local[t] = static_cast<int>(tensorGraphId.size());
+                tensorGraphId.push_back(t);
+            }
+    firstInput = static_cast<int>(tensorGraphId.size());
+    std::vector<int> weightLocal(gt, -1);
+    for (int t = 0; t < gt; ++t) {
+        if (g.consumers(t).empty()) continue;
+        if (tensors[t].kind == TensorKind::GraphInput) {
+            local[t] = static_cast<int>(tensorGraphId.size());
+            tensorGraphId.push_back(t);
+        } else if (tensors[t].kind == TensorKind::Weight) {
+            weightLocal[t] = static_cast<int>(weightBytes.size());
+            weightBytes.push_back(tensors[t].bytes);
+        }
+    }
+    numTensors = static_cast<int>(tensorGraphId.size());
+    tensorBytes.resize(numTensors);
+    tensorProducer.resize(numTensors);
+    tensorIsOutput.resize(numTensors);
+    for (int i = 0; i < numTensors; ++i) {
+        const Tensor& t = tensors[tensorGraphId[i]];
+        tensorBytes[i] = t.bytes;
+        tensorProducer[i] = i < firstInput ? t.producer : -1;
+        tensorIsOutput[i] = t.isGraphOutput && i < firstInput;
+        if (tensorIsOutput[i]) outputBytesTotal += t.bytes;
+    }
+
+    opCost.resize(size_t(n) * d);
+    tempBytes.resize(n);
+    outBytes.assign(n, 0);
+    initialRemaining.assign(n, 0);
+    outStart.assign(1, 0);
+    inStart.assign(1, 0);
+    ctrlStart.assign(1, 0);
+    std::vector<std::vector<int>> ctrlSuccs(n), weightUsers(weightBytes.size());
+    std::vector<int> seen;
+    for (int v = 0; v < n; ++v) {
+        const Node& node = nodes[v];
+        for (int k = 0; k < d; ++k) opCost[size_t(v) * d + k] = m.opCostS(g, v, k);
+        tempBytes[v] = node.tempBytes;
+        for (int t : node.outputs)
+            if (t >= 0 && local[t] >= 0 && tensors[t].producer == v) {
+                outTensors.push_back(local[t]);
+                outBytes[v] += tensors[t].bytes;
+            }
+        outStart.push_back(static_cast<int>(outTensors.size()));
+        seen.clear();
+        for (int t : node.inputs) {
+            if (t < 0) continue;
+            if (std::find(seen.begin(), seen.end(), t) != seen.end()) continue;
+            seen.push_back(t);
+            if (weightLocal[t] >= 0) {
+                weightUsers[weightLocal[t]].push_back(v);
+            } else if (local[t] >= 0) {
+                inTensors.push_back(local[t]);
+                if (local[t] < firstInput) ++initialRemaining[v];
+            }
+        }
+        inStart.push_back(static_cast<int>(inTensors.size()));
+        std::vector<int> ctrl(node.controlInputs.begin(), node.controlInputs.end());
+        std::sort(ctrl.begin(), ctrl.end());
+        ctrl.erase(std::unique(ctrl.begin(), ctrl.end()), ctrl.end());
+        for (int c : ctrl)
+            if (c >= 0 && c < n && c != v) {
+                ctrlSuccs[c].push_back(v);
+                ++initialRemaining[v];
+            }
+    }
+    for (int v = 0; v < n; ++v) {
+        ctrlSucc.insert(ctrlSucc.end(), ctrlSuccs[v].begin(), ctrlSuccs[v].end());
+        ctrlStart.push_back(static_cast<int>(ctrlSucc.size()));
+    }
+    // Consumers per local tensor, in node id order (deterministic).
+    std::vector<std::vector<int>> cons(numTensors);
+    for (int v = 0; v < n; ++v)
+        for (int i = inStart[v]; i < inStart[v + 1]; ++i) cons[inTensors[i]].push_back(v);
+    consStart.assign(1, 0);
+    for (auto& c : cons) {
+        consNodes.insert(consNodes.end(), c.begin(), c.end());
+        consStart.push_back(static_cast<int>(consNodes.size()));
+    }
+    weightStart.assign(1, 0);
+    for (auto& w : weightUsers) {
+        weightNodes.insert(weightNodes.end(), w.begin(), w.end());
+        weightStart.push_back(static_cast<int>(weightNodes.size()));
+    }
+
+    linkLatency.assign(size_t(d) * d, 0);
+    linkInvBandwidth.assign(size_t(d) * d, 0);
+    for (int a = 0; a < d; ++a)
+        for (int b = 0; b < d; ++b)
+            if (a != b) {
+                linkLatency[a * d + b] = m.link(a, b).latencyS;
+                linkInvBandwidth[a * d + b] = 1.0 / m.link(a, b).bandwidth;
+            }
+    capacity.resize(d);
+    for (int k = 0; k < d; ++k) capacity[k] = m.devices[k].memoryBytes;
+}
+
+}  // namespace graphopt

@@ -1,0 +1,311 @@
+#include "placement/ScheduleSimulator.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+namespace graphopt {
+
+namespace {
+
+constexpr uint64_t kFinish = 0, kArrival = 1, kTransferStart = 2;
+constexpr int kKindShift = 40;
+
+// Ready-queue entry: priority (as float bits, monotonic for non-negative floats) above the
+// complemented node id, so a plain max-heap on the integer gives highest priority, then lowest id.
+inline uint64_t readyKey(float prio, int node) {
+    uint32_t bits;
+    std::memcpy(&bits, &prio, sizeof bits);
+    return (uint64_t(bits) << 32) | uint64_t(0xFFFFFFFFu - uint32_t(node));
+}
+inline int readyNode(uint64_t key) { return int(0xFFFFFFFFu - uint32_t(key & 0xFFFFFFFFu)); }
+
+}  // namespace
+
+ScheduleSimulator::ScheduleSimulator(std::shared_ptr<const ScheduleProblem> problem) : p_(std::move(problem)) {
+    const auto& P = *p_;
+    const size_t n = P.n, d = P.d, nt = P.numTensors;
+    dev_.resize(n);
+    prio_.resize(n);
+    remaining_.resize(n);
+    count_.resize(nt * d);
+    pending_.resize(nt * d);
+    end_.resize(n);
+    linkFree_.resize(d * d);
+    ready_.resize(std::max<size_t>(1, n * d));
+    readySize_.resize(d);
+    busy_.resize(d);
+    // Every op finishes once; every (tensor, device) pair is sent at most once (start + arrival).
+    events_.resize(n + 2 * nt * d + 1);
+    level_.resize(d);
+    peak_.resize(d);
+    weightMark_.resize(d);
+    keyScratch_.resize(n * (d + 1));
+}
+
+ScheduleCosts ScheduleSimulator::evaluate(std::span<const double> keys) {
+    if (keys.size() != keyCount()) throw std::invalid_argument("ScheduleSimulator: wrong number of keys");
+    return run<false>(keys.data(), nullptr);
+}
+
+ScheduleCosts ScheduleSimulator::simulate(std::span<const double> keys, ScheduleDetail* detail) {
+    if (keys.size() != keyCount()) throw std::invalid_argument("ScheduleSimulator: wrong number of keys");
+    if (!detail) return run<false>(keys.data(), nullptr);
+    return run<true>(keys.data(), detail);
+}
+
+ScheduleCosts ScheduleSimulator::evaluatePlacement(std::span<const int> placement, std::span<const int> order,
+                                                   ScheduleDetail* detail) {
+    const int n = p_->n, d = p_->d;
+    if (int(placement.size()) != n || int(order.size()) != n)
+        throw std::invalid_argument("evaluatePlacement: placement and order must cover every node");
+    std::fill(keyScratch_.begin(), keyScratch_.end(), 0.0);
+    for (int v = 0; v < n; ++v) {
+        if (placement[v] < 0 || placement[v] >= d) throw std::invalid_argument("evaluatePlacement: bad device");
+        keyScratch_[size_t(v) * (d + 1) + placement[v]] = 1.0;
+    }
+    for (int r = 0; r < n; ++r) keyScratch_[size_t(order[r]) * (d + 1) + d] = 1.0 - double(r) / n;
+    if (detail) return run<true>(keyScratch_.data(), detail);
+    return run<false>(keyScratch_.data(), nullptr);
+}
+
+template <bool Record>
+ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail) {
+    const ScheduleProblem& P = *p_;
+    const int n = P.n, d = P.d, nt = P.numTensors;
+    int* dev = dev_.data();
+    int* remaining = remaining_.data();
+    int* count = count_.data();
+    int* pending = pending_.data();
+    int64_t* level = level_.data();
+    int64_t* peak = peak_.data();
+    Event* ev = events_.data();
+    const int* consStart = P.consStart.data();
+    const int* consNodes = P.consNodes.data();
+
+    // Decode placement and priorities.
+    for (int v = 0; v < n; ++v) {
+        const double* kv = keys + size_t(v) * (d + 1);
+        int best = 0;
+        double bk = kv[0];
+        for (int k = 1; k < d; ++k)
+            if (kv[k] > bk) bk = kv[k], best = k;
+        dev[v] = best;
+        double pr = kv[d];
+        prio_[v] = pr > 0 ? float(pr) : 0.0f;
+    }
+    // Consumers per (tensor, device) and the releases each copy waits for.
+    std::fill(count_.begin(), count_.end(), 0);
+    for (int t = 0; t < nt; ++t)
+        for (int i = consStart[t]; i < consStart[t + 1]; ++i) ++count[t * d + dev[consNodes[i]]];
+    for (int t = 0; t < nt; ++t) {
+        int* pt = pending + t * d;
+        const int* ct = count + t * d;
+        int sends = 0;
+        const int src = t < P.firstInput ? dev[P.tensorProducer[t]] : -1;
+        for (int k = 0; k < d; ++k) {
+            pt[k] = ct[k];
+            if (k != src && ct[k] > 0) ++sends;
+        }
+        if (src >= 0) pt[src] += sends;
+    }
+
+    std::fill(level_.begin(), level_.end(), 0);
+    if constexpr (Record) detail->clear(n, d);
+    auto alloc = [&](int k, int64_t bytes, double now) {
+        if (!bytes) return;
+        level[k] += bytes;
+        if (level[k] > peak[k]) peak[k] = level[k];
+        if constexpr (Record) detail->memory[k].push_back({now, level[k]});
+    };
+    auto release = [&](int k, int64_t bytes, double now) {
+        if (!bytes) return;
+        level[k] -= bytes;
+        if constexpr (Record) detail->memory[k].push_back({now, level[k]});
+    };
+    // Graph inputs: on each consuming device from time 0. Weights: resident on each device that
+    // runs a consumer.
+    for (int t = P.firstInput; t < nt; ++t)
+        for (int k = 0; k < d; ++k)
+            if (count[t * d + k] > 0) level[k] += P.tensorBytes[t];
+    if (P.options.countWeights) {
+        std::fill(weightMark_.begin(), weightMark_.end(), 0);
+        const int nw = static_cast<int>(P.weightBytes.size());
+        for (int w = 0; w < nw; ++w)
+            for (int i = P.weightStart[w]; i < P.weightStart[w + 1]; ++i) {
+                int k = dev[P.weightNodes[i]];
+                if (weightMark_[k] != w + 1) {
+                    weightMark_[k] = w + 1;
+                    level[k] += P.weightBytes[w];
+                }
+            }
+    }
+    for (int k = 0; k < d; ++k) {
+        peak[k] = level[k];
+        if constexpr (Record) detail->memory[k].push_back({0.0, level[k]});
+    }
+
+    std::memcpy(remaining, P.initialRemaining.data(), sizeof(int) * n);
+    std::fill(readySize_.begin(), readySize_.end(), 0);
+    std::fill(busy_.begin(), busy_.end(), 0);
+    std::fill(linkFree_.begin(), linkFree_.end(), 0.0);
+    int ne = 0;
+
+    auto pushReady = [&](int v) {
+        const int k = dev[v];
+        uint64_t* h = ready_.data() + size_t(k) * n;
+        int i = readySize_[k]++;
+        const uint64_t key = readyKey(prio_[v], v);
+        while (i > 0) {
+            int parent = (i - 1) >> 1;
+            if (h[parent] >= key) break;
+            h[i] = h[parent];
+            i = parent;
+        }
+        h[i] = key;
+    };
+    auto popReady = [&](int k) {
+        uint64_t* h = ready_.data() + size_t(k) * n;
+        const uint64_t top = h[0];
+        const int size = --readySize_[k];
+        const uint64_t last = h[size];
+        int i = 0;
+        for (;;) {
+            int c = 2 * i + 1;
+            if (c >= size) break;
+            if (c + 1 < size && h[c + 1] > h[c]) ++c;
+            if (h[c] <= last) break;
+            h[i] = h[c];
+            i = c;
+        }
+        h[i] = last;
+        return readyNode(top);
+    };
+    auto before = [](const Event& a, const Event& b) { return a.time < b.time || (a.time == b.time && a.code < b.code); };
+    auto pushEvent = [&](double time, uint64_t code) {
+        const Event e{time, code};
+        int i = ne++;
+        while (i > 0) {
+            int parent = (i - 1) >> 1;
+            if (!before(e, ev[parent])) break;
+            ev[i] = ev[parent];
+            i = parent;
+        }
+        ev[i] = e;
+    };
+    auto popEvent = [&]() {
+        const Event top = ev[0];
+        const Event last = ev[--ne];
+        int i = 0;
+        for (;;) {
+            int c = 2 * i + 1;
+            if (c >= ne) break;
+            if (c + 1 < ne && before(ev[c + 1], ev[c])) ++c;
+            if (!before(ev[c], last)) break;
+            ev[i] = ev[c];
+            i = c;
+        }
+        ev[i] = last;
+        return top;
+    };
+
+    int started = 0;
+    double makespan = 0;
+    auto dispatch = [&](double now) {
+        for (int k = 0; k < d; ++k) {
+            if (busy_[k] || readySize_[k] == 0) continue;
+            const int v = popReady(k);
+            busy_[k] = 1;
+            ++started;
+            alloc(k, P.outBytes[v] + P.tempBytes[v], now);
+            const double end = now + P.opCost[size_t(v) * d + k];
+            if constexpr (Record) {
+                detail->ops[v] = {v, k, now, end};
+                detail->order.push_back(v);
+            }
+            pushEvent(end, (kFinish << kKindShift) | uint64_t(v));
+        }
+    };
+
+    for (int v = 0; v < n; ++v)
+        if (remaining[v] == 0) pushReady(v);
+    dispatch(0.0);
+
+    while (ne > 0) {
+        const Event e = popEvent();
+        const double now = e.time;
+        const uint64_t kind = e.code >> kKindShift;
+        const int id = int(e.code & ((uint64_t(1) << kKindShift) - 1));
+        if (kind == kFinish) {
+            const int v = id, k = dev[v];
+            busy_[k] = 0;
+            end_[v] = now;
+            if (now > makespan) makespan = now;
+            release(k, P.tempBytes[v], now);
+            for (int i = P.inStart[v]; i < P.inStart[v + 1]; ++i) {
+                const int t = P.inTensors[i];
+                if (--pending[t * d + k] == 0) {
+                    const bool keep = P.tensorIsOutput[t] && dev[P.tensorProducer[t]] == k;
+                    if (!keep) release(k, P.tensorBytes[t], now);
+                }
+            }
+            for (int i = P.outStart[v]; i < P.outStart[v + 1]; ++i) {
+                const int t = P.outTensors[i];
+                for (int j = consStart[t]; j < consStart[t + 1]; ++j) {
+                    const int c = consNodes[j];
+                    if (dev[c] == k && --remaining[c] == 0) pushReady(c);
+                }
+                for (int k2 = 0; k2 < d; ++k2) {
+                    if (k2 == k || count[t * d + k2] == 0) continue;
+                    double& free = linkFree_[k * d + k2];
+                    const double start = free > now ? free : now;
+                    const double end = start + P.linkLatency[k * d + k2] +
+                                       double(P.tensorBytes[t]) * P.linkInvBandwidth[k * d + k2];
+                    free = end;
+                    const uint64_t tid = uint64_t(t) * d + k2;
+                    pushEvent(start, (kTransferStart << kKindShift) | tid);
+                    pushEvent(end, (kArrival << kKindShift) | tid);
+                    if constexpr (Record)
+                        detail->transfers.push_back({P.tensorGraphId[t], k, k2, start, end, P.tensorBytes[t]});
+                }
+                if (pending[t * d + k] == 0 && !P.tensorIsOutput[t]) release(k, P.tensorBytes[t], now);
+            }
+            for (int i = P.ctrlStart[v]; i < P.ctrlStart[v + 1]; ++i)
+                if (--remaining[P.ctrlSucc[i]] == 0) pushReady(P.ctrlSucc[i]);
+        } else if (kind == kArrival) {
+            const int t = id / d, k2 = id % d;
+            for (int j = consStart[t]; j < consStart[t + 1]; ++j) {
+                const int c = consNodes[j];
+                if (dev[c] == k2 && --remaining[c] == 0) pushReady(c);
+            }
+            const int src = dev[P.tensorProducer[t]];
+            if (--pending[t * d + src] == 0 && !P.tensorIsOutput[t]) release(src, P.tensorBytes[t], now);
+        } else {  // transfer start: the received copy is live from here
+            alloc(id % d, P.tensorBytes[id / d], now);
+        }
+        if (ne == 0 || ev[0].time > now) dispatch(now);
+    }
+    if (started != n) throw std::logic_error("ScheduleSimulator: some ops never became ready (is the graph a DAG?)");
+
+    ScheduleCosts out;
+    out.makespan = makespan;
+    double excess = 0;
+    for (int k = 0; k < d; ++k) {
+        out.peakBytes = std::max(out.peakBytes, peak[k]);
+        if (peak[k] > P.capacity[k]) excess += double(peak[k] - P.capacity[k]) / double(P.capacity[k]);
+    }
+    const double base = P.options.objective == PlacementObjective::Runtime ? makespan : double(out.peakBytes);
+    out.feasible = excess == 0;
+    out.cost = out.feasible ? base : base * (P.options.infeasibleFactor + P.options.excessWeight * excess);
+    if constexpr (Record) {
+        detail->makespan = makespan;
+        detail->devicePeakBytes.assign(peak_.begin(), peak_.end());
+        for (int k = 0; k < d; ++k) detail->memory[k].push_back({makespan, level[k]});
+    }
+    return out;
+}
+
+template ScheduleCosts ScheduleSimulator::run<false>(const double*, ScheduleDetail*);
+template ScheduleCosts ScheduleSimulator::run<true>(const double*, ScheduleDetail*);
+
+}  // namespace graphopt

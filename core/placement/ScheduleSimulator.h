@@ -1,0 +1,89 @@
+// The decoder of papers/REGAL.md ("Our formulation"), the hot path of every search.
+//
+// Keys: x in [0,1]^(n(d+1)); for node v, keys v(d+1)+k (k < d) are device affinities (argmax wins,
+// ties to the lower device), key v(d+1)+d its priority. Event-driven list scheduling: each device
+// runs one op at a time, the highest-priority ready op first (ties: lower node id); an op is ready
+// on its device when every input is present there (graph inputs and weights are present from time
+// 0, control inputs only need their node finished). When an op finishes, each output needed on
+// another device is queued on that ordered link; a link carries one transfer at a time, FIFO, each
+// taking latency + bytes / bandwidth. Running time = when the last op finishes.
+//
+// Memory per device (half-open intervals; at equal times frees count before allocations):
+//  - a node's output: from its producer's start until its last consumer there has finished and
+//    its last outgoing transfer has ended (graph outputs: to the end);
+//  - a received copy: from its transfer's start until its last consumer there has finished;
+//  - a graph input: from time 0 on each device that consumes it until its last consumer there;
+//  - temporaries (Node::tempBytes): while the node runs;
+//  - weights: the whole run, on every device running one of their consumers (switchable).
+// Output aliasing (Tensor::aliasInputPort) is not modelled: an aliasing output counts its bytes.
+//
+// Cost: makespan (runtime) or the largest per-device peak (memory); over capacity: see
+// ScheduleOptions. evaluate() allocates nothing: every buffer is sized in the constructor and
+// reused; use one simulator per thread (they share the read-only ScheduleProblem).
+// Cost O((n + e) log n) per decoding: every op and transfer goes through two binary heaps once.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "placement/ScheduleDetail.h"
+#include "placement/ScheduleProblem.h"
+
+namespace graphopt {
+
+struct ScheduleCosts {
+    double cost = 0;      // what the search minimises (objective + penalty)
+    double makespan = 0;  // seconds
+    int64_t peakBytes = 0;
+    bool feasible = true;
+};
+
+class ScheduleSimulator {
+public:
+    explicit ScheduleSimulator(std::shared_ptr<const ScheduleProblem> problem);
+
+    const ScheduleProblem& problem() const { return *p_; }
+    size_t keyCount() const { return size_t(p_->n) * (p_->d + 1); }
+
+    ScheduleCosts evaluate(std::span<const double> keys);
+    // Same decoding, and fills `detail` (may allocate).
+    ScheduleCosts simulate(std::span<const double> keys, ScheduleDetail* detail);
+    // An explicit placement (device per node) and order (a permutation of the nodes; earlier =
+    // higher priority). A topological order on one device runs in exactly that order.
+    ScheduleCosts evaluatePlacement(std::span<const int> placement, std::span<const int> order,
+                                    ScheduleDetail* detail = nullptr);
+
+    // Of the last decoding.
+    std::span<const int64_t> devicePeaks() const { return peak_; }
+    std::span<const int> placement() const { return dev_; }
+
+private:
+    struct Event {
+        double time;
+        uint64_t code;  // kind << 40 | id; kinds ordered so frees come before allocations
+    };
+    template <bool Record>
+    ScheduleCosts run(const double* keys, ScheduleDetail* detail);
+
+    std::shared_ptr<const ScheduleProblem> p_;
+    // Buffers reused by every decoding.
+    std::vector<int> dev_;
+    std::vector<float> prio_;
+    std::vector<int> remaining_;
+    std::vector<int> count_;    // numTensors*d: consumers of a tensor on a device
+    std::vector<int> pending_;  // numTensors*d: releases still due before a copy is freed
+    std::vector<double> end_;
+    std::vector<double> linkFree_;
+    std::vector<uint64_t> ready_;  // d heaps of capacity n
+    std::vector<int> readySize_;
+    std::vector<char> busy_;
+    std::vector<Event> events_;
+    int eventCount_ = 0;
+    std::vector<int64_t> level_, peak_;
+    std::vector<int> weightMark_;
+    std::vector<double> keyScratch_;
+};
+
+}  // namespace graphopt
