@@ -1,12 +1,16 @@
 #include "store/RunStore.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <thread>
+
+#include <unistd.h>
 
 #include "store/SqliteDatabase.h"
 #include "store/SqliteStatement.h"
@@ -54,12 +58,10 @@ RunStore::RunStore(const std::string& path, int schemaVersion) : path_(path) { o
 
 RunStore::~RunStore() = default;
 
-void RunStore::open(int schemaVersion) {
-    // Nothing below writes before the probe has accepted the file.
-    StoreFileProbe probe = StoreFileProbe::inspect(path_, latestStoreSchemaVersion());
-    db_ = std::make_unique<SqliteDatabase>(
-        path_, probe.exists ? SqliteDatabase::Mode::ReadWrite : SqliteDatabase::Mode::ReadWriteCreate);
-    SqliteDatabase& db = *db_;
+namespace {
+
+// Sets up a connection: busy timeout, foreign keys, WAL, and the schema up to `schemaVersion`.
+void prepareConnection(SqliteDatabase& db, int schemaVersion) {
     db.exec("PRAGMA busy_timeout = 10000");
     db.exec("PRAGMA foreign_keys = ON");
     // Switching to WAL needs a moment alone with a fresh file; another process creating the same
@@ -68,7 +70,7 @@ void RunStore::open(int schemaVersion) {
         try {
             SqliteStatement mode(db, "PRAGMA journal_mode = WAL");
             std::string got = mode.step() ? mode.getText(0) : "";
-            if (got != "wal") throw StoreError(path_ + ": cannot switch the run database to WAL mode (" + got + ")");
+            if (got != "wal") throw StoreError(db.path() + ": cannot switch the run database to WAL mode (" + got + ")");
             break;
         } catch (const StoreError&) {
             if (attempt >= 100) throw;
@@ -83,6 +85,46 @@ void RunStore::open(int schemaVersion) {
         migrateStoreSchema(db, schemaVersion);
         tx.commit();
     }
+}
+
+// A new database is built under a temporary name and linked into place, so no other process
+// ever sees a half-made (e.g. zero-length) file at the path, which it would rightly refuse.
+// link() never replaces: when another process created the file first, ours is dropped.
+void createAtomically(const std::string& path, int schemaVersion) {
+    const std::string tmp = path + ".new-" + std::to_string(::getpid()) + "-" +
+                            std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id()) % 100000);
+    fs::path parent = fs::path(path).parent_path();
+    if (!parent.empty() && !fs::is_directory(parent))
+        throw StoreError(path + ": cannot create the run database: the folder " + parent.string() + " does not exist");
+    auto removeTmp = [&] {
+        std::error_code ec;
+        for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(tmp + suffix, ec);
+    };
+    try {
+        SqliteDatabase db(tmp, SqliteDatabase::Mode::ReadWriteCreate);
+        prepareConnection(db, schemaVersion);
+    } catch (...) {
+        removeTmp();
+        throw;
+    }
+    int rc = ::link(tmp.c_str(), path.c_str());
+    int err = errno;
+    removeTmp();
+    if (rc != 0 && err != EEXIST)
+        throw StoreError(path + ": cannot create the run database: " + std::strerror(err));
+}
+
+}  // namespace
+
+void RunStore::open(int schemaVersion) {
+    // Nothing below writes to an existing file before the probe has accepted it.
+    StoreFileProbe probe = StoreFileProbe::inspect(path_, latestStoreSchemaVersion());
+    if (!probe.exists) {
+        createAtomically(path_, schemaVersion);
+        probe = StoreFileProbe::inspect(path_, latestStoreSchemaVersion());  // ours, or a racer's
+    }
+    db_ = std::make_unique<SqliteDatabase>(path_, SqliteDatabase::Mode::ReadWrite);
+    prepareConnection(*db_, schemaVersion);
     if (schemaVersion >= latestStoreSchemaVersion()) interruptedAtOpen_ = markInterruptedRuns();
 }
 

@@ -51,6 +51,11 @@ int64_t SqliteDatabase::queryInt(const std::string& sql) {
     return st.step() ? st.getInt(0) : 0;
 }
 
+std::string SqliteDatabase::queryText(const std::string& sql) {
+    SqliteStatement st(*this, sql);
+    return st.step() ? st.getText(0) : std::string();
+}
+
 int64_t SqliteDatabase::lastInsertId() const { return sqlite3_last_insert_rowid(db_); }
 int64_t SqliteDatabase::changes() const { return sqlite3_changes64(db_); }
 bool SqliteDatabase::inTransaction() const { return sqlite3_get_autocommit(db_) == 0; }

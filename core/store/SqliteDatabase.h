@@ -31,6 +31,8 @@ public:
     SqliteStatement& cached(const std::string& sql);
     // The first column of the first row of a query returning one integer (0 when no row).
     int64_t queryInt(const std::string& sql);
+    // The same for a text value ("" when no row).
+    std::string queryText(const std::string& sql);
 
     int64_t lastInsertId() const;
     int64_t changes() const;
