@@ -12,5 +12,6 @@ using ArgList = std::vector<std::string>;
 
 int cmdInfo(const ArgList& args);
 int cmdGenerate(const ArgList& args);
+int cmdRuns(const ArgList& args);
 
 }  // namespace graphopt::cli

@@ -21,6 +21,11 @@ const Command kCommands[] = {
     {"info", cmdInfo, "info FILE [--json]                       nodes, edges, FLOPs, bytes, op histogram"},
     {"generate", cmdGenerate,
      "generate --family chain|branchy|layered|series-parallel --nodes N --seed S --out FILE"},
+    {"runs", cmdRuns,
+     "runs list [--graph G] [--engine E] [--kind K] [--status S] [--limit N] [--json]   recorded runs\n"
+     "  runs show ID [--json] | runs compare ID ID [ID...] [--points N] [--json]\n"
+     "  runs export ID --csv|--json [--out FILE] | runs delete ID\n"
+     "       (every runs command takes --db PATH; default $XDG_DATA_HOME/graphopt-studio/runs.db)"},
 };
 
 void printUsage(std::ostream& os) {

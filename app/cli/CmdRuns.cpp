@@ -1,0 +1,279 @@
+// graphopt runs list|show|compare|export|delete: the recorded runs, for comparison.
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+
+#include "Args.h"
+#include "Commands.h"
+#include "StoreOptions.h"
+#include "store/BestSoFarCurves.h"
+#include "store/RunExport.h"
+#include "store/RunStore.h"
+#include "store/StoreError.h"
+
+namespace graphopt::cli {
+
+namespace {
+
+const char kRunsUsage[] =
+    "runs list|show|compare|export|delete (try: runs list [--graph G] [--engine E] [--json])";
+
+int64_t parseRunId(const std::string& text) {
+    int64_t id = 0;
+    auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+    if (ec != std::errc() || p != text.data() + text.size() || id <= 0)
+        throw UsageError("a run ID is a positive whole number (see `graphopt runs list`), not '" + text + "'");
+    return id;
+}
+
+std::string number(std::optional<double> v, const char* fmt = "%.6g") {
+    if (!v || std::isnan(*v)) return "-";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, fmt, *v);
+    return buf;
+}
+
+// "2026-11-30T03:04:05.123Z" -> "2026-11-30 03:04:05" for tables.
+std::string shortTime(const std::string& iso) {
+    if (iso.size() < 19) return iso.empty() ? "-" : iso;
+    std::string t = iso.substr(0, 19);
+    t[10] = ' ';
+    return t;
+}
+
+std::string pad(const std::string& s, size_t width) { return s.size() >= width ? s : s + std::string(width - s.size(), ' '); }
+std::string padLeft(const std::string& s, size_t width) {
+    return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
+}
+
+// A result's scalar figures ("runtime_s=0.0123 peak_bytes=1.2e+09 ...").
+std::string scalarCosts(const nlohmann::json& costs) {
+    std::string out;
+    if (!costs.is_object()) return out;
+    for (auto it = costs.begin(); it != costs.end(); ++it) {
+        if (!it.value().is_number()) continue;
+        out += (out.empty() ? "" : "  ") + it.key() + "=" + number(it.value().get<double>(), "%.10g");
+    }
+    return out;
+}
+
+// The database must exist for commands that read a given run: creating an empty one to say "no
+// run 3" would leave a stray file behind a typo in --db.
+RunStore openExisting(const Args& a) {
+    std::string path = storePathFrom(a);
+    if (!std::filesystem::exists(path)) throw StoreError(path + ": no run database here (nothing recorded yet)");
+    return RunStore(path);
+}
+
+int runsList(const ArgList& args) {
+    Args a(args, {kDbFlag, "graph", "engine", "kind", "status", "limit"}, {"json"});
+    if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
+    RunFilter f;
+    f.graph = a.get("graph", "");
+    f.engine = a.get("engine", "");
+    f.kind = a.get("kind", "");
+    if (a.has("status")) f.status = runStatusFromName(a.getChoice("status", "", {"running", "finished", "cancelled", "failed", "interrupted"}));
+    f.limit = a.getInt("limit", 0, 0, 1000000000);
+    std::string path = storePathFrom(a);
+    RunStore store(path);
+    auto runs = store.listRuns(f);
+    if (a.has("json")) {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto& s : runs) {
+            auto j = runSummaryToJson(s);
+            j.erase("spec");
+            out.push_back(std::move(j));
+        }
+        std::cout << out.dump(2) << "\n";
+        return 0;
+    }
+    if (runs.empty()) {
+        std::cout << "no runs" << (f.graph.empty() && f.engine.empty() && f.kind.empty() && !f.status ? "" : " match")
+                  << " in " << path << "\n";
+        return 0;
+    }
+    std::cout << padLeft("ID", 5) << "  " << pad("STATUS", 12) << pad("KIND", 10) << pad("ENGINE", 10)
+              << pad("OBJECTIVE", 10) << pad("GRAPH", 20) << padLeft("SEED", 6) << padLeft("EVALS", 10)
+              << padLeft("BEST", 14) << padLeft("EVENTS", 8) << "  STARTED (UTC)\n";
+    for (const auto& s : runs) {
+        const auto& r = s.run;
+        std::cout << padLeft(std::to_string(r.id), 5) << "  " << pad(runStatusName(r.status), 12) << pad(r.kind, 10)
+                  << pad(r.engine, 10) << pad(r.objective.empty() ? "-" : r.objective, 10)
+                  << pad(r.graphName.empty() ? "-" : r.graphName, 20) << padLeft(std::to_string(r.seed), 6)
+                  << padLeft(std::to_string(s.evaluations), 10) << padLeft(number(s.bestCost), 14)
+                  << padLeft(std::to_string(s.eventCount), 8) << "  " << shortTime(r.startedAt) << "\n";
+    }
+    return 0;
+}
+
+int runsShow(const ArgList& args) {
+    Args a(args, {kDbFlag}, {"json"});
+    int64_t id = parseRunId(a.onePositional("run ID"));
+    RunStore store = openExisting(a);
+    RunSummary s = store.run(id);
+    std::optional<GraphRecord> graph;
+    if (s.run.graphId) graph = store.graph(*s.run.graphId);
+    auto result = store.result(id);
+    if (a.has("json")) {
+        nlohmann::json j = runSummaryToJson(s);
+        if (graph)
+            j["graph"] = {{"id", graph->id},       {"name", graph->name},   {"content_hash", graph->contentHash},
+                          {"source_path", graph->sourcePath}, {"nodes", graph->nodes}, {"edges", graph->edges}};
+        j["result"] = result ? nlohmann::json{{"cost", result->cost ? nlohmann::json(*result->cost) : nlohmann::json()},
+                                              {"costs", result->costs}}
+                             : nlohmann::json();
+        std::cout << j.dump(2) << "\n";
+        return 0;
+    }
+    const RunRecord& r = s.run;
+    std::cout << "run " << r.id << ": " << r.kind << " " << r.engine;
+    if (!r.objective.empty()) std::cout << ", objective " << r.objective;
+    std::cout << ", " << runStatusName(r.status) << "\n";
+    if (graph)
+        std::cout << "graph:      " << graph->name << " (" << graph->nodes << " nodes, " << graph->edges
+                  << " edges, hash " << graph->contentHash.substr(0, 12) << ")"
+                  << (graph->sourcePath.empty() ? "" : " " + graph->sourcePath) << "\n";
+    std::cout << "seed:       " << r.seed << "\n";
+    std::cout << "started:    " << r.startedAt << "\n";
+    std::cout << "ended:      " << (r.endedAt.empty() ? "-" : r.endedAt) << "\n";
+    std::cout << "events:     " << s.eventCount;
+    if (s.eventCount > 0) std::cout << " (last at " << s.evaluations << " evaluations, " << number(s.elapsedS) << " s)";
+    std::cout << "\n";
+    std::cout << "best cost:  " << number(s.bestCost, "%.10g") << "\n";
+    if (result) std::cout << "result:     " << scalarCosts(result->costs) << "\n";
+    if (!r.error.empty()) std::cout << "error:      " << r.error << "\n";
+    if (!r.note.empty()) std::cout << "note:       " << r.note << "\n";
+    if (r.status == RunStatus::Running) std::cout << "writer:     pid " << r.ownerPid << " on " << r.ownerHost << "\n";
+    std::cout << "spec:       " << r.spec.dump() << "\n";
+    return 0;
+}
+
+int runsCompare(const ArgList& args) {
+    Args a(args, {kDbFlag, "points"}, {"json"});
+    if (a.positional().size() < 2) throw UsageError("compare needs at least two run IDs");
+    std::vector<int64_t> ids;
+    for (const auto& p : a.positional()) ids.push_back(parseRunId(p));
+    const bool json = a.has("json");
+    // Text shows a short table of the curves; JSON every point unless --points says otherwise.
+    size_t points = size_t(a.getInt("points", json ? 0 : 11, 0, 1000000));
+    RunStore store = openExisting(a);
+    std::vector<RunSummary> runs;
+    std::vector<std::optional<RunResult>> results;
+    for (int64_t id : ids) {
+        runs.push_back(store.run(id));
+        results.push_back(store.result(id));
+    }
+    AlignedCurves curves = alignBestSoFar(store, ids, points);
+
+    std::set<std::string> objectives, graphs;
+    for (const auto& s : runs) {
+        objectives.insert(s.run.objective);
+        graphs.insert(s.run.graphName);
+    }
+    std::vector<std::string> warnings;
+    if (objectives.size() > 1) warnings.push_back("the runs minimise different objectives: their costs differ in kind");
+    if (graphs.size() > 1) warnings.push_back("the runs are on different graphs");
+
+    if (json) {
+        nlohmann::json out = {{"runs", nlohmann::json::array()}, {"curves", curves.toJson()}, {"warnings", warnings}};
+        for (size_t i = 0; i < runs.size(); ++i) {
+            auto j = runSummaryToJson(runs[i]);
+            j["result"] = results[i] ? nlohmann::json{{"cost", results[i]->cost ? nlohmann::json(*results[i]->cost)
+                                                                                  : nlohmann::json()},
+                                                      {"costs", results[i]->costs}}
+                                     : nlohmann::json();
+            out["runs"].push_back(std::move(j));
+        }
+        std::cout << out.dump(2) << "\n";
+        return 0;
+    }
+
+    const size_t w = 16;
+    auto row = [&](const std::string& label, auto value) {
+        std::cout << pad(label, 20);
+        for (size_t i = 0; i < runs.size(); ++i) std::cout << padLeft(value(i), w);
+        std::cout << "\n";
+    };
+    row("", [&](size_t i) { return "run " + std::to_string(runs[i].run.id); });
+    row("engine", [&](size_t i) { return runs[i].run.engine; });
+    row("objective", [&](size_t i) { return runs[i].run.objective.empty() ? "-" : runs[i].run.objective; });
+    row("graph", [&](size_t i) { return runs[i].run.graphName.empty() ? "-" : runs[i].run.graphName; });
+    row("seed", [&](size_t i) { return std::to_string(runs[i].run.seed); });
+    row("status", [&](size_t i) { return std::string(runStatusName(runs[i].run.status)); });
+    row("evaluations", [&](size_t i) { return std::to_string(runs[i].evaluations); });
+    row("best cost", [&](size_t i) { return number(runs[i].bestCost); });
+    row("elapsed s", [&](size_t i) { return number(runs[i].elapsedS, "%.4g"); });
+    std::set<std::string> keys;  // every scalar result figure any run has, side by side
+    for (const auto& r : results)
+        if (r && r->costs.is_object())
+            for (auto it = r->costs.begin(); it != r->costs.end(); ++it)
+                if (it.value().is_number() && it.key() != "evaluations") keys.insert(it.key());  // shown above
+    for (const auto& k : keys)
+        row(k, [&](size_t i) {
+            const auto& r = results[i];
+            if (!r || !r->costs.contains(k) || !r->costs[k].is_number()) return std::string("-");
+            return number(r->costs[k].get<double>());
+        });
+    std::cout << "\nbest so far, aligned by evaluations:\n";
+    std::cout << pad("evaluations", 20);
+    for (const auto& s : runs) std::cout << padLeft("run " + std::to_string(s.run.id), w);
+    std::cout << "\n";
+    for (size_t x = 0; x < curves.evaluations.size(); ++x) {
+        std::cout << pad(std::to_string(curves.evaluations[x]), 20);
+        for (size_t r = 0; r < runs.size(); ++r) std::cout << padLeft(number(curves.best[r][x]), w);
+        std::cout << "\n";
+    }
+    if (curves.evaluations.empty()) std::cout << "(no progress events recorded)\n";
+    for (const auto& warning : warnings) std::cout << "note: " << warning << "\n";
+    return 0;
+}
+
+int runsExport(const ArgList& args) {
+    Args a(args, {kDbFlag, "out"}, {"csv", "json"});
+    int64_t id = parseRunId(a.onePositional("run ID"));
+    if (a.has("csv") == a.has("json")) throw UsageError("export needs exactly one of --csv or --json");
+    RunStore store = openExisting(a);
+    std::string text = a.has("csv") ? exportRunCsv(store, id) : exportRunJson(store, id).dump(2) + "\n";
+    auto out = a.get("out");
+    if (!out) {
+        std::cout << text;
+        return 0;
+    }
+    std::ofstream file(*out, std::ios::binary | std::ios::trunc);
+    if (!file) throw std::runtime_error(*out + ": cannot write the export file");
+    file << text;
+    file.close();
+    if (!file) throw std::runtime_error(*out + ": writing the export failed (disk full?)");
+    std::cout << "run " << id << " exported to " << *out << "\n";
+    return 0;
+}
+
+int runsDelete(const ArgList& args) {
+    Args a(args, {kDbFlag}, {});
+    int64_t id = parseRunId(a.onePositional("run ID"));
+    RunStore store = openExisting(a);
+    int64_t events = store.run(id).eventCount;
+    store.deleteRun(id);
+    std::cout << "deleted run " << id << " (" << events << " events)\n";
+    return 0;
+}
+
+}  // namespace
+
+int cmdRuns(const ArgList& args) {
+    if (args.empty()) throw UsageError(std::string("missing what to do: ") + kRunsUsage);
+    const std::string& what = args[0];
+    ArgList rest(args.begin() + 1, args.end());
+    if (what == "list") return runsList(rest);
+    if (what == "show") return runsShow(rest);
+    if (what == "compare") return runsCompare(rest);
+    if (what == "export") return runsExport(rest);
+    if (what == "delete") return runsDelete(rest);
+    throw UsageError("unknown runs command '" + what + "': " + kRunsUsage);
+}
+
+}  // namespace graphopt::cli
