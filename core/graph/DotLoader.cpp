@@ -1,0 +1,205 @@
+// Graphviz DOT -> Graph, parsed by cgraph. The attributes read are documented in docs/formats.md
+// ("DOT"): node `op` (else `label`, else "Op"), `flops`, `bytes`, `compute_cost_us`,
+// `temp_bytes`; edge `bytes` (or `size`) and `control`. Every node has one output tensor
+// "NAME:0"; an edge a -> b makes b read a's tensor (or wait for a, for a control edge).
+#include <graphviz/cgraph.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "graph/GraphError.h"
+#include "graph/GraphvizLock.h"
+#include "graph/Loaders.h"
+
+namespace graphopt {
+
+namespace {
+
+// cgraph reports through agerr(); collect the messages instead of letting them reach stderr.
+// Only touched with graphvizMutex() held.
+std::string& cgraphMessages() {
+    static std::string s;
+    return s;
+}
+
+int collectCgraphMessage(char* message) {
+    std::string& all = cgraphMessages();
+    if (all.size() < 4096) all += message ? message : "";
+    return 0;
+}
+
+std::string trim(std::string s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+    size_t b = 0;
+    while (b < s.size() && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+    return s.substr(b);
+}
+
+// agget() returns nullptr when the attribute is not declared and "" when it is declared elsewhere
+// but not set here; both mean absent.
+std::string attrOf(void* obj, const char* name) {
+    const char* v = agget(obj, const_cast<char*>(name));
+    return v ? std::string(v) : std::string();
+}
+
+class AttrReader {
+public:
+    AttrReader(const std::string& path, std::string what) : path_(path), what_(std::move(what)) {}
+
+    bool int64(void* obj, const char* name, int64_t& out) const {
+        const std::string s = trim(attrOf(obj, name));
+        if (s.empty()) return false;
+        int64_t v = 0;
+        auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (ec != std::errc() || p != s.data() + s.size() || v < 0)
+            throw GraphError(path_ + ": " + what_ + ": attribute " + name + "=\"" + s +
+                             "\" is not a non-negative integer");
+        out = v;
+        return true;
+    }
+
+    bool number(void* obj, const char* name, double& out) const {
+        const std::string s = trim(attrOf(obj, name));
+        if (s.empty()) return false;
+        double v = 0;
+        auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (ec != std::errc() || p != s.data() + s.size() || !std::isfinite(v) || v < 0)
+            throw GraphError(path_ + ": " + what_ + ": attribute " + name + "=\"" + s +
+                             "\" is not a non-negative number");
+        out = v;
+        return true;
+    }
+
+private:
+    const std::string& path_;
+    std::string what_;
+};
+
+bool truthy(const std::string& s) {
+    std::string t = trim(s);
+    std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
+    return t == "true" || t == "1" || t == "yes";
+}
+
+// cgraph's messages arrive as "Error: <unknown>: syntax error in line 3 near '->'" lines, warnings
+// mixed in: report the first error line, without the prefix and the stand-in file name.
+std::string parseFailure(const std::string& messages) {
+    std::vector<std::string> lines;
+    size_t start = 0;
+    while (start < messages.size()) {
+        size_t end = messages.find('\n', start);
+        if (end == std::string::npos) end = messages.size();
+        std::string line = trim(messages.substr(start, end - start));
+        if (!line.empty()) lines.push_back(line);
+        start = end + 1;
+    }
+    std::string pick;
+    for (const auto& l : lines)
+        if (l.rfind("Error", 0) == 0) {
+            pick = l;
+            break;
+        }
+    if (pick.empty() && !lines.empty()) pick = lines.front();
+    for (const char* junk : {"Error: ", "Error:", "Warning: ", "<unknown>: ", "(null): "})
+        if (pick.rfind(junk, 0) == 0) pick = trim(pick.substr(std::string(junk).size()));
+    return pick.empty() ? std::string("no graph found (not a DOT file)") : "DOT " + pick;
+}
+
+struct CloseGraph {
+    void operator()(Agraph_t* g) const { agclose(g); }
+};
+
+}  // namespace
+
+Graph loadDot(const std::string& path) {
+    const std::string text = readFileForLoader(path);
+    if (text.find('\0') != std::string::npos) throw GraphError(path + ": binary data, not a Graphviz DOT file");
+
+    Graph g;
+    {
+        std::lock_guard<std::mutex> lock(graphvizMutex());
+        cgraphMessages().clear();
+        agusererrf previous = agseterrf(collectCgraphMessage);
+        agreseterrors();
+        std::unique_ptr<Agraph_t, CloseGraph> dot(agmemread(text.c_str()));
+        agseterrf(previous);
+        if (!dot) throw GraphError(path + ": " + parseFailure(cgraphMessages()));
+        if (!agisdirected(dot.get()))
+            throw GraphError(path + ": an undirected DOT graph; a computation graph needs 'digraph'");
+        if (agnnodes(dot.get()) == 0) throw GraphError(path + ": the DOT graph has no nodes");
+
+        const char* gname = agnameof(dot.get());
+        g.name = gname && *gname && *gname != '%' ? gname : std::filesystem::path(path).stem().string();
+        g.metadata["source_format"] = "dot";
+
+        // Nodes and their output tensors, in the order the file introduces them.
+        std::vector<Agnode_t*> order;
+        for (Agnode_t* n = agfstnode(dot.get()); n; n = agnxtnode(dot.get(), n)) order.push_back(n);
+        std::unordered_map<Agnode_t*, int> indexOfNode;
+        for (size_t i = 0; i < order.size(); ++i) indexOfNode.emplace(order[i], static_cast<int>(i));
+        std::vector<int> tensorOf(order.size());
+        std::vector<Node> nodes(order.size());
+        for (size_t i = 0; i < order.size(); ++i) {
+            Agnode_t* n = order[i];
+            Node& node = nodes[i];
+            node.name = agnameof(n);
+            const AttrReader read(path, "node '" + node.name + "'");
+            node.op = attrOf(n, "op");
+            if (node.op.empty()) node.op = attrOf(n, "label");
+            if (node.op.empty() || node.op == "\\N") node.op = "Op";  // "\N" = Graphviz's "use the name"
+            double flops = 0, costUs = 0;
+            if (read.number(n, "flops", flops)) node.flops = flops;
+            if (read.number(n, "compute_cost_us", costUs)) node.computeCostS = costUs * 1e-6;
+            read.int64(n, "temp_bytes", node.tempBytes);
+
+            Tensor t;
+            t.name = node.name + ":0";
+            t.dtype = DType::Unknown;
+            int64_t bytes = -1;
+            if (!read.int64(n, "bytes", bytes)) {
+                bytes = 0;
+                for (Agedge_t* e = agfstout(dot.get(), n); e; e = agnxtout(dot.get(), e)) {
+                    if (truthy(attrOf(e, "control"))) continue;
+                    const AttrReader edgeRead(path, "edge '" + node.name + "' -> '" + agnameof(aghead(e)) + "'");
+                    int64_t eb = 0;
+                    if (edgeRead.int64(e, "bytes", eb) || edgeRead.int64(e, "size", eb)) bytes = std::max(bytes, eb);
+                }
+            }
+            t.bytes = bytes;
+            tensorOf[i] = g.addTensor(std::move(t));
+            node.outputs.push_back(tensorOf[i]);
+        }
+
+        // Inputs, in the order the edges appear in the file (cgraph keeps in-edges in creation order).
+        std::vector<char> read(order.size(), 0);
+        for (size_t i = 0; i < order.size(); ++i) {
+            std::vector<Agedge_t*> in;
+            for (Agedge_t* e = agfstin(dot.get(), order[i]); e; e = agnxtin(dot.get(), e)) in.push_back(e);
+            std::sort(in.begin(), in.end(), [](Agedge_t* a, Agedge_t* b) { return AGSEQ(a) < AGSEQ(b); });
+            for (Agedge_t* e : in) {
+                const int src = indexOfNode.at(agtail(e));
+                if (truthy(attrOf(e, "control"))) {
+                    nodes[i].controlInputs.push_back(src);
+                } else {
+                    nodes[i].inputs.push_back(tensorOf[src]);
+                    read[src] = 1;
+                }
+            }
+        }
+        for (size_t i = 0; i < order.size(); ++i) {
+            if (!read[i]) g.mutableTensors()[tensorOf[i]].isGraphOutput = true;
+            g.addNode(std::move(nodes[i]));
+        }
+    }  // cgraph's graph is closed here, before the lock is released
+    finalizeLoadedGraph(g, path);
+    return g;
+}
+
+}  // namespace graphopt
