@@ -1,0 +1,173 @@
+// Every loader against damaged files: truncated copies (many cut points) and seeded byte-flipped
+// copies of good files. Each case must either load or throw a GraphError whose message starts with
+// the file's path; anything else (another exception type, a crash, a hang) is a bug.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <random>
+
+#include "GraphTestFiles.h"
+#include "graph/GraphError.h"
+#include "graph/Loaders.h"
+#include "graph/SyntheticGenerator.h"
+
+using namespace graphopt;
+using namespace graphopt::test;
+
+namespace {
+
+using LoadFn = std::function<Graph(const std::string&)>;
+
+struct Outcome {
+    int loaded = 0;
+    int rejected = 0;
+};
+
+void expectLoadsOrClearError(const LoadFn& load, const std::string& path, const std::string& label, Outcome& out) {
+    try {
+        const Graph g = load(path);
+        ++out.loaded;
+        EXPECT_NO_THROW(g.validate()) << label;
+    } catch (const GraphError& e) {
+        ++out.rejected;
+        const std::string what = e.what();
+        EXPECT_EQ(what.rfind(path + ": ", 0), 0u) << label << ": " << what;
+        EXPECT_GT(what.size(), path.size() + 3) << label;
+    } catch (const std::exception& e) {
+        ADD_FAILURE() << label << ": threw something other than GraphError: " << e.what();
+    }
+}
+
+// Truncations at `cuts` points spread over the file (plus the first bytes one by one), then
+// `flips` copies with 1-4 bytes replaced (random bytes, or a flipped bit).
+Outcome fuzz(const LoadFn& load, const std::string& original, const std::string& ext, const TempDir& dir,
+             int cuts, int flips, uint64_t seed) {
+    Outcome out;
+    const std::string path = dir.file("damaged" + ext);
+    std::vector<size_t> points;
+    for (size_t i = 0; i < 16 && i < original.size(); ++i) points.push_back(i);
+    for (int i = 0; i < cuts; ++i) points.push_back(original.size() * static_cast<size_t>(i) / cuts);
+    points.push_back(original.size() - 1);
+    for (size_t p : points) {
+        writeBytes(path, original.substr(0, p));
+        expectLoadsOrClearError(load, path, "truncated at " + std::to_string(p), out);
+    }
+    std::mt19937_64 rng(seed);
+    for (int i = 0; i < flips; ++i) {
+        std::string copy = original;
+        const int changes = 1 + static_cast<int>(rng() % 4);
+        std::string label = "flip #" + std::to_string(i) + ":";
+        for (int c = 0; c < changes; ++c) {
+            const size_t at = rng() % copy.size();
+            if (rng() % 2)
+                copy[at] = static_cast<char>(rng() & 0xff);
+            else
+                copy[at] = static_cast<char>(copy[at] ^ (1 << (rng() % 8)));
+            label += " @" + std::to_string(at);
+        }
+        writeBytes(path, copy);
+        expectLoadsOrClearError(load, path, label, out);
+    }
+    return out;
+}
+
+// Empty file, directory, missing file, a binary file: all clear errors naming the path.
+void expectPlainErrors(const LoadFn& load, const std::string& ext, const TempDir& dir) {
+    Outcome out;
+    const std::string empty = dir.file("empty" + ext);
+    writeBytes(empty, "");
+    const std::string binary = dir.file("binary" + ext);
+    std::string bytes;
+    std::mt19937_64 rng(99);
+    for (int i = 0; i < 4096; ++i) bytes.push_back(static_cast<char>(rng() & 0xff));
+    writeBytes(binary, bytes);
+    const std::string sub = dir.file("subdir" + ext);
+    std::filesystem::create_directories(sub);
+    for (const std::string& p : {empty, binary, sub, dir.file("missing" + ext)}) {
+        SCOPED_TRACE(p);
+        try {
+            load(p);
+            ADD_FAILURE() << "loaded " << p;
+        } catch (const GraphError& e) {
+            EXPECT_EQ(std::string(e.what()).rfind(p + ": ", 0), 0u) << e.what();
+        } catch (const std::exception& e) {
+            ADD_FAILURE() << "threw something other than GraphError: " << e.what();
+        }
+    }
+}
+
+}  // namespace
+
+TEST(LoaderRobustness, CostGraphText) {
+    TempDir dir;
+    expectPlainErrors(loadCostGraphText, ".pbtxt", dir);
+    Outcome total;
+    for (const char* f : {"costgraph/mlp.pbtxt", "costgraph/regal_style.pbtxt", "costgraph/future_fields.pbtxt"}) {
+        Outcome o = fuzz(loadCostGraphText, readBytes(dataPath(f)), ".pbtxt", dir, 60, 80, 1);
+        total.loaded += o.loaded;
+        total.rejected += o.rejected;
+    }
+    EXPECT_GT(total.rejected, 100);
+    EXPECT_GT(total.loaded, 10);  // flips inside names or numbers often still parse
+}
+
+TEST(LoaderRobustness, Dot) {
+    TempDir dir;
+    expectPlainErrors(loadDot, ".dot", dir);
+    Outcome total;
+    for (const char* f : {"dot/residual.dot", "dot/plain.dot"}) {
+        Outcome o = fuzz(loadDot, readBytes(dataPath(f)), ".dot", dir, 60, 100, 2);
+        total.loaded += o.loaded;
+        total.rejected += o.rejected;
+    }
+    EXPECT_GT(total.rejected, 50);
+    EXPECT_GT(total.loaded, 10);
+}
+
+TEST(LoaderRobustness, Json) {
+    TempDir dir;
+    expectPlainErrors(loadJson, ".json", dir);
+    const std::string generated = dir.file("generated.json");
+    saveJson(generateGraph({GraphFamily::Layered, 20, 5}), generated);
+    const std::string fromCostGraph = dir.file("costgraph.json");
+    saveJson(loadCostGraphText(dataPath("costgraph/mlp.pbtxt")), fromCostGraph);
+    Outcome total;
+    for (const std::string& f : {generated, fromCostGraph}) {
+        Outcome o = fuzz(loadJson, readBytes(f), ".json", dir, 80, 120, 3);
+        total.loaded += o.loaded;
+        total.rejected += o.rejected;
+    }
+    EXPECT_GT(total.rejected, 100);
+    EXPECT_GT(total.loaded, 10);
+}
+
+TEST(LoaderRobustness, OnnxThroughLoadGraph) {
+    const std::string models = std::string(GRAPHOPT_SOURCE_DIR) + "/resources/models";
+    std::vector<std::string> picks;
+    for (const char* m : {"alexnet.onnx", "resnet18.onnx"})
+        if (std::filesystem::exists(models + "/" + m)) picks.push_back(models + "/" + m);
+    if (picks.empty()) GTEST_SKIP() << "no ONNX models under " << models;
+    TempDir dir;
+    const LoadFn load = [](const std::string& p) { return loadGraph(p); };
+    expectPlainErrors(load, ".onnx", dir);
+    Outcome total;
+    for (const std::string& f : picks) {
+        Outcome o = fuzz(load, readBytes(f), ".onnx", dir, 40, 80, 4);
+        total.loaded += o.loaded;
+        total.rejected += o.rejected;
+    }
+    EXPECT_GT(total.rejected, 40);
+}
+
+TEST(LoaderRobustness, TextLoadersRejectAnOnnxFile) {
+    const std::string model = std::string(GRAPHOPT_SOURCE_DIR) + "/resources/models/alexnet.onnx";
+    if (!std::filesystem::exists(model)) GTEST_SKIP() << "no " << model;
+    for (const LoadFn& load : {LoadFn(loadCostGraphText), LoadFn(loadDot), LoadFn(loadJson)}) {
+        try {
+            load(model);
+            ADD_FAILURE() << "a text loader accepted an ONNX file";
+        } catch (const GraphError& e) {
+            EXPECT_EQ(std::string(e.what()).rfind(model + ": ", 0), 0u) << e.what();
+        }
+    }
+}
