@@ -1,0 +1,41 @@
+// Running the `graphopt` binary from a test: exit status, stdout and stderr.
+#pragma once
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+
+#include "StoreTestSupport.h"
+
+namespace graphopt::testing {
+
+inline std::string graphoptBinary() { return std::string(GRAPHOPT_BINARY_DIR) + "/app/graphopt"; }
+
+struct CliResult {
+    int status = -1;  // exit status, -1 when killed
+    std::string out, err;
+};
+
+inline std::string shellQuote(const std::string& s) {
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+// Runs `graphopt ARGS...`, capturing its output in files of `dir`.
+inline CliResult runGraphopt(const TempDir& dir, const std::vector<std::string>& args) {
+    std::string cmd = shellQuote(graphoptBinary());
+    for (const auto& a : args) cmd += " " + shellQuote(a);
+    const std::string out = dir.file("cli.out"), err = dir.file("cli.err");
+    cmd += " >" + shellQuote(out) + " 2>" + shellQuote(err);
+    int raw = std::system(cmd.c_str());
+    CliResult r;
+    r.status = (raw != -1 && WIFEXITED(raw)) ? WEXITSTATUS(raw) : -1;
+    r.out = readBytes(out);
+    r.err = readBytes(err);
+    return r;
+}
+
+}  // namespace graphopt::testing
