@@ -26,6 +26,14 @@ const Command kCommands[] = {
      "  runs show ID [--json] | runs compare ID ID [ID...] [--points N] [--json]\n"
      "  runs export ID --csv|--json [--out FILE] | runs delete ID\n"
      "       (every runs command takes --db PATH; default $XDG_DATA_HOME/graphopt-studio/runs.db)"},
+    {"place", cmdPlace,
+     "place MODEL [--objective runtime|memory] [--devices 2xgpu-pcie|4xgpu-nvlink|cpu+gpu|FILE]\n"
+     "       [--engine brkga|random|local|list|dfs|postorder|xla-best|heft|single|exhaustive]\n"
+     "       [--budget EVALS] [--seed S] [--threads T] [--json] [--schedule] [--no-weights] [--no-store]"},
+    {"tasks", cmdTasks, "tasks MODEL [--json]                      tuning tasks: conv2d/dense shapes, FLOPs, uses"},
+    {"tune", cmdTune,
+     "tune MODEL --task K|--all [--tuner random|grid|ga] [--measurer halide|sim] [--trials N] [--seed S]\n"
+     "       [--batch B] [--min-time S] [--timeout S] [--worker PATH] [--peak] [--json]"},
 };
 
 void printUsage(std::ostream& os) {

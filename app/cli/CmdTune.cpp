@@ -1,0 +1,135 @@
+// graphopt tune MODEL [--task K|--all] --tuner NAME --measurer halide|sim --trials N --seed S [--json]
+#include <iomanip>
+#include <iostream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "Args.h"
+#include "Commands.h"
+#include "graph/Loaders.h"
+#include "tuning/HalideMeasurer.h"
+#include "tuning/PeakFlops.h"
+#include "tuning/SimulatedMeasurer.h"
+#include "tuning/TemplateSpace.h"
+#include "tuning/TuningRun.h"
+
+namespace graphopt::cli {
+
+int cmdTune(const ArgList& argv) {
+    using namespace graphopt::tuning;
+    Args args(argv, {"task", "tuner", "measurer", "trials", "seed", "batch", "min-time", "timeout", "worker"},
+              {"all", "json", "peak", "quiet"});
+    const std::string path = args.onePositional("MODEL");
+    const std::string tunerName = args.get("tuner", "random");
+    {
+        const auto names = tunerNames();
+        bool known = false;
+        for (const auto& n : names) known |= n == tunerName;
+        if (!known) {
+            std::string list;
+            for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+            throw UsageError("--tuner must be one of: " + list);
+        }
+    }
+    const std::string measurerName = args.getChoice("measurer", "halide", {"halide", "sim"});
+    const int64_t trials = args.getInt("trials", 32, 1, 1000000);
+    const uint64_t seed = args.getSeed("seed", 1);
+    const int batch = static_cast<int>(args.getInt("batch", 8, 1, 4096));
+    if (args.has("all") && args.has("task")) throw UsageError("give --task K or --all, not both");
+
+    const Graph g = loadGraph(path);
+    const auto tasks = extractTasks(g);
+    if (tasks.empty()) throw std::runtime_error(path + ": no tunable operators (Conv, Gemm, MatMul)");
+    std::vector<size_t> chosen;
+    if (args.has("task")) {
+        const int64_t k = args.getInt("task", 0, 0, static_cast<int64_t>(tasks.size()) - 1);
+        chosen.push_back(static_cast<size_t>(k));
+    } else if (args.has("all")) {
+        for (size_t i = 0; i < tasks.size(); ++i) chosen.push_back(i);
+    } else {
+        throw UsageError("give --task K (see graphopt tasks " + path + ") or --all");
+    }
+
+    std::unique_ptr<Measurer> measurer;
+    if (measurerName == "sim") {
+        measurer = std::make_unique<SimulatedMeasurer>(seed);
+    } else {
+        HalideMeasurerOptions o;
+        o.minTimeS = args.getDouble("min-time", 0.05, 0.0, 60.0);
+        o.timeoutS = args.getDouble("timeout", 20.0, 0.1, 3600.0);
+        o.workerPath = args.get("worker", "");
+        measurer = std::make_unique<HalideMeasurer>(o);
+    }
+
+    const bool json = args.has("json"), quiet = args.has("quiet") || json;
+    nlohmann::json out;
+    out["model"] = path;
+    out["tuner"] = tunerName;
+    out["measurer"] = measurerName;
+    out["trials"] = trials;
+    out["seed"] = seed;
+    out["batch_size"] = batch;
+    out["tasks"] = nlohmann::json::array();
+    double totalS = 0;
+    bool allTuned = true;
+    for (size_t idx : chosen) {
+        const TuningTask& task = tasks[idx];
+        const KnobSpace space = templateSpace(task);
+        TuningRunOptions opts;
+        opts.budget = trials;
+        opts.batchSize = batch;
+        opts.seed = seed;
+        TuningRun run(task, *measurer, makeTuner(tunerName, space, seed), opts);
+        if (!quiet) std::cerr << "task " << idx << ": " << task.describe() << " (" << space.size() << " configs)\n";
+        ProgressCallback progress;
+        if (!quiet)
+            progress = [&](const ProgressEvent& e) {
+                std::cerr << "  " << e.evaluations << "/" << trials << " measured, best " << std::fixed
+                          << std::setprecision(2) << e.values.value("best_gflops", 0.0) << " GFLOP/s\r" << std::flush;
+                std::cerr.unsetf(std::ios::fixed);
+            };
+        const TuningResult res = run.run(progress);
+        if (!quiet) std::cerr << "\n";
+        nlohmann::json t = res.toJson();
+        t["task_index"] = idx;
+        t["weight"] = task.weight;
+        const nlohmann::json taskJson = t["task"];
+        t["task"] = idx;  // `task` is the index in `graphopt tasks`; the shapes follow
+        t["task_info"] = taskJson;
+        if (res.hasBest())
+            totalS += res.bestLatencyS() * task.weight;
+        else
+            allTuned = false;
+        out["tasks"].push_back(t);
+        if (!json) {
+            std::cout << std::left << std::setw(4) << idx << std::setw(52) << task.describe() << std::right
+                      << std::fixed << std::setprecision(2) << std::setw(9) << res.bestGflops() << " GFLOP/s "
+                      << std::setprecision(4) << std::setw(10) << res.bestLatencyS() * 1e3 << " ms  "
+                      << res.measurements.size() << " measured, " << res.failures() << " failed";
+            std::cout.unsetf(std::ios::fixed);
+            if (res.hasBest()) std::cout << "\n     best: " << space.describeText(res.measurements[res.best].result.config);
+            std::cout << "\n";
+        }
+    }
+    out["estimated_total_latency_s"] = allTuned ? nlohmann::json(totalS) : nlohmann::json(nullptr);
+    if (args.has("peak")) {
+        const PeakFlops p = measurePeakFlops();
+        out["peak"] = {{"gflops_1_thread", p.gflops1}, {"gflops_all_threads", p.gflopsAll}, {"threads", p.threads},
+                       {"isa", p.isa}};
+    }
+    if (json) {
+        std::cout << out.dump(2) << "\n";
+        return 0;
+    }
+    if (allTuned)
+        std::cout << "estimated time of the tuned operators (best latency x uses): " << totalS * 1e3 << " ms\n";
+    if (out.contains("peak"))
+        std::cout << "machine peak (" << out["peak"]["isa"].get<std::string>() << " FMA): "
+                  << out["peak"]["gflops_1_thread"].get<double>() << " GFLOP/s on 1 thread, "
+                  << out["peak"]["gflops_all_threads"].get<double>() << " on " << out["peak"]["threads"].get<int>()
+                  << "\n";
+    return 0;
+}
+
+}  // namespace graphopt::cli

@@ -1,0 +1,181 @@
+#include "tuning/HalideMeasurer.h"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace graphopt::tuning {
+
+namespace fs = std::filesystem;
+
+std::string findMeasureWorker() {
+    if (const char* env = std::getenv("GRAPHOPT_MEASURE_WORKER"); env && *env) return env;
+    const char* name = "graphopt-measure-worker";
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        for (const fs::path& dir : {exe.parent_path(), exe.parent_path().parent_path() / "app",
+                                    exe.parent_path().parent_path().parent_path() / "app"}) {
+            const fs::path p = dir / name;
+            if (fs::exists(p, ec)) return p.string();
+        }
+    }
+    return name;
+}
+
+HalideMeasurer::HalideMeasurer(HalideMeasurerOptions options) : options_(std::move(options)) {
+    if (options_.workerPath.empty()) options_.workerPath = findMeasureWorker();
+}
+
+HalideMeasurer::~HalideMeasurer() { stopWorker(); }
+
+void HalideMeasurer::startWorker() {
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+        throw std::runtime_error(std::string("cannot create the worker socket: ") + std::strerror(errno));
+    const std::string path = options_.workerPath;
+    const bool hooks = !options_.testHooks.empty();
+    const pid_t pid = fork();
+    if (pid < 0) {
+        close(sv[0]);
+        close(sv[1]);
+        throw std::runtime_error(std::string("cannot fork the measure worker: ") + std::strerror(errno));
+    }
+    if (pid == 0) {
+        // Child: the socket becomes stdin and stdout (dup2 clears close-on-exec).
+        dup2(sv[1], 0);
+        dup2(sv[1], 1);
+        const char* argv[] = {path.c_str(), hooks ? "--test-hooks" : nullptr, nullptr};
+        if (path.find('/') != std::string::npos)
+            execv(path.c_str(), const_cast<char* const*>(argv));
+        else
+            execvp(path.c_str(), const_cast<char* const*>(argv));
+        _exit(127);
+    }
+    close(sv[1]);
+    pid_ = pid;
+    fd_ = sv[0];
+    readBuffer_.clear();
+    preparedKey_.clear();
+    ++workerStarts_;
+}
+
+void HalideMeasurer::stopWorker() {
+    if (fd_ >= 0) close(fd_);
+    fd_ = -1;
+    if (pid_ > 0) {
+        kill(pid_, SIGKILL);
+        int status = 0;
+        while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+        }
+    }
+    pid_ = -1;
+    preparedKey_.clear();
+}
+
+nlohmann::json HalideMeasurer::request(const nlohmann::json& req, double timeoutS) {
+    using Clock = std::chrono::steady_clock;
+    if (pid_ <= 0) startWorker();
+    const std::string line = req.dump() + "\n";
+    size_t sent = 0;
+    while (sent < line.size()) {
+        const ssize_t n = send(fd_, line.data() + sent, line.size() - sent, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        sent += static_cast<size_t>(n);
+    }
+    const auto deadline = Clock::now() + std::chrono::duration<double>(timeoutS);
+    std::string error;
+    if (sent < line.size()) error = "cannot write to the measure worker";
+    while (error.empty()) {
+        const size_t nl = readBuffer_.find('\n');
+        if (nl != std::string::npos) {
+            std::string reply = readBuffer_.substr(0, nl);
+            readBuffer_.erase(0, nl + 1);
+            try {
+                return nlohmann::json::parse(reply);
+            } catch (const std::exception&) {
+                error = "unreadable reply from the measure worker";
+                break;
+            }
+        }
+        const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
+        if (left <= 0) {
+            error = "timeout after " + std::to_string(timeoutS) + " s (worker killed and restarted)";
+            break;
+        }
+        pollfd p{fd_, POLLIN, 0};
+        const int r = poll(&p, 1, static_cast<int>(left * 1000) + 1);
+        if (r < 0 && errno == EINTR) continue;
+        if (r == 0) continue;
+        char buf[4096];
+        const ssize_t n = r > 0 ? read(fd_, buf, sizeof buf) : -1;
+        if (n > 0) {
+            readBuffer_.append(buf, static_cast<size_t>(n));
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        // EOF or error: the worker died. Say how.
+        int status = 0;
+        pid_t w;
+        while ((w = waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {
+        }
+        pid_ = -1;
+        if (w > 0 && WIFSIGNALED(status))
+            error = std::string("measure worker crashed (signal ") + std::to_string(WTERMSIG(status)) + ", " +
+                    strsignal(WTERMSIG(status)) + "); restarted";
+        else if (w > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127)
+            error = "cannot run the measure worker '" + options_.workerPath + "'";
+        else
+            error = "measure worker exited (status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
+                    ")";
+    }
+    stopWorker();
+    return {{"ok", false}, {"error", error}};
+}
+
+std::vector<MeasureResult> HalideMeasurer::measure(const TuningTask& task, const std::vector<ConfigIndex>& configs) {
+    std::vector<MeasureResult> results;
+    const nlohmann::json taskJson = task.toJson();
+    for (ConfigIndex c : configs) {
+        MeasureResult r;
+        r.config = c;
+        if (preparedKey_ != task.key() || pid_ <= 0) {
+            const nlohmann::json prep = request({{"op", "prepare"}, {"task", taskJson}}, options_.prepareTimeoutS);
+            if (!prep.value("ok", false)) {
+                const std::string why = prep.value("error", std::string("unknown error"));
+                if (why.rfind("cannot run the measure worker", 0) == 0) throw std::runtime_error(why);
+                r.error = "preparing the task failed: " + why;
+                results.push_back(r);
+                continue;
+            }
+            preparedKey_ = task.key();
+        }
+        nlohmann::json req = {{"op", "measure"},           {"task", taskJson},
+                              {"config", c},               {"min_time_s", options_.minTimeS},
+                              {"max_repeats", options_.maxRepeats}, {"check", options_.check}};
+        if (auto it = options_.testHooks.find(c); it != options_.testHooks.end()) req["hook"] = it->second;
+        const nlohmann::json reply = request(req, options_.timeoutS);
+        r.ok = reply.value("ok", false);
+        r.compileS = reply.value("compile_s", 0.0);
+        if (r.ok) {
+            r.latencyS = reply.value("latency_s", 0.0);
+            r.repeats = reply.value("repeats", 0);
+            r.gflops = r.latencyS > 0 ? task.flops() / r.latencyS * 1e-9 : 0;
+        } else {
+            r.error = reply.value("error", std::string("unknown error"));
+        }
+        results.push_back(r);
+    }
+    return results;
+}
+
+}  // namespace graphopt::tuning

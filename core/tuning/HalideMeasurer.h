@@ -1,0 +1,66 @@
+// HalideMeasurer: real measurements of the Halide kernels, made in a separate worker process
+// (graphopt-measure-worker) so that a kernel that crashes or hangs costs one failed measurement,
+// not the program.
+//
+// The worker is started on first use (fork + exec) and speaks one JSON object per line over a
+// Unix socket pair connected to its stdin/stdout (see halide/MeasureWorkbench.h for the requests).
+// Every request has a deadline: past it the worker is killed (SIGKILL) and the measurement fails
+// with "timeout"; when the worker dies the measurement fails with the signal's name. Either way
+// the next request starts a fresh worker. Each task is prepared once (inputs and the plain C++
+// reference output, under a longer deadline); every measured kernel's output is checked against
+// that reference (tolerance in Reference.h) before it is timed. Measurements are made one at a
+// time so they do not disturb each other's timing.
+#pragma once
+
+#include <map>
+#include <string>
+#include <sys/types.h>
+
+#include "tuning/Measurer.h"
+
+namespace graphopt::tuning {
+
+struct HalideMeasurerOptions {
+    std::string workerPath;        // empty: findMeasureWorker()
+    double minTimeS = 0.05;        // timed runs per measurement add up to at least this
+    int maxRepeats = 1000;
+    double timeoutS = 20;          // per measurement: compile, check and timing
+    double prepareTimeoutS = 120;  // per task: test data and the reference output
+    bool check = true;
+    // Test only: configurations that make the worker "abort" or "hang" instead of measuring.
+    std::map<ConfigIndex, std::string> testHooks;
+};
+
+// The worker binary: $GRAPHOPT_MEASURE_WORKER, else graphopt-measure-worker beside the running
+// executable, else in its ../app directory (the build tree), else the name alone (PATH).
+std::string findMeasureWorker();
+
+class HalideMeasurer : public Measurer {
+public:
+    explicit HalideMeasurer(HalideMeasurerOptions options = {});
+    ~HalideMeasurer() override;
+    HalideMeasurer(const HalideMeasurer&) = delete;
+    HalideMeasurer& operator=(const HalideMeasurer&) = delete;
+
+    std::string name() const override { return "halide"; }
+    std::vector<MeasureResult> measure(const TuningTask& task, const std::vector<ConfigIndex>& configs) override;
+
+    int workerStarts() const { return workerStarts_; }  // how many workers were started so far
+    const HalideMeasurerOptions& options() const { return options_; }
+
+private:
+    void startWorker();
+    void stopWorker();
+    // Sends one request, waits for one reply line; on timeout or worker death returns
+    // {"ok": false, "error": ...} and stops the worker.
+    nlohmann::json request(const nlohmann::json& req, double timeoutS);
+
+    HalideMeasurerOptions options_;
+    pid_t pid_ = -1;
+    int fd_ = -1;
+    std::string readBuffer_;
+    std::string preparedKey_;
+    int workerStarts_ = 0;
+};
+
+}  // namespace graphopt::tuning

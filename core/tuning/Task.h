@@ -1,0 +1,69 @@
+// Tuning tasks: the heavy operators of a graph, reduced to the shapes a kernel depends on.
+//
+// A task is what AutoTVM calls a workload: two Conv nodes with the same shapes, strides, padding,
+// dilation and groups are one task, tuned once; `weight` counts how many nodes use it (the
+// network's time in that operator is weight x the kernel's latency).
+//
+// Data layouts the kernels (Halide templates and the plain reference) agree on, row-major:
+//   conv input  [batch][inC][inH][inW], weights [outC][inC/groups][kernelH][kernelW],
+//   conv output [batch][outC][outH][outW] (NCHW, no bias: the bias add is elementwise work);
+//   dense A [m][k], B [k][n] (weights stored pre-transposed so n is contiguous), Y [m][n].
+// FLOPs count a multiply-add as 2, like the rest of the project.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace graphopt {
+class Graph;
+}
+
+namespace graphopt::tuning {
+
+enum class TaskKind { Conv2d, DepthwiseConv2d, Dense };
+const char* taskKindName(TaskKind k);
+TaskKind taskKindFromName(const std::string& name);  // throws std::invalid_argument
+
+struct TuningTask {
+    TaskKind kind = TaskKind::Conv2d;
+    // Conv2d / DepthwiseConv2d
+    int64_t batch = 1, inC = 0, inH = 0, inW = 0, outC = 0;
+    int64_t kernelH = 1, kernelW = 1, strideH = 1, strideW = 1;
+    int64_t padTop = 0, padLeft = 0, padBottom = 0, padRight = 0;
+    int64_t dilationH = 1, dilationW = 1, groups = 1;
+    // Dense: Y[m][n] = A[m][k] * B[k][n]
+    int64_t m = 0, n = 0, k = 0;
+
+    int weight = 1;                  // nodes of the graph that use this task
+    std::vector<std::string> nodes;  // their names, in graph order
+
+    bool isConv() const { return kind != TaskKind::Dense; }
+    int64_t outH() const;
+    int64_t outW() const;
+    int64_t reductionLength() const;  // multiply-adds per output element
+    int64_t outputElements() const;
+    double flops() const;             // 2 x multiply-adds
+    // Canonical text of the shape fields: equal keys = same kernel.
+    std::string key() const;
+    // One line for humans: "conv2d 1x64x56x56 -> 64 k3x3 s1 p1".
+    std::string describe() const;
+    nlohmann::json toJson() const;
+    static TuningTask fromJson(const nlohmann::json& j);
+    // Throws std::invalid_argument when a size is not positive or the output would be empty.
+    void validate() const;
+};
+
+TuningTask makeConv2d(int64_t batch, int64_t inC, int64_t inH, int64_t inW, int64_t outC, int64_t kernel,
+                      int64_t stride, int64_t pad, int64_t groups = 1);
+TuningTask makeDense(int64_t m, int64_t n, int64_t k);
+
+// Conv (2-D, NCHW), Gemm and MatMul (B of rank 2) nodes with known shapes become tasks; identical
+// tasks merge (weight = uses). Order: first use in node order. Nodes whose shapes are unknown or
+// that do not fit a template (3-D conv, batched MatMul with a rank-3 B) are skipped and, when
+// `skipped` is given, named there with the reason.
+std::vector<TuningTask> extractTasks(const Graph& g, std::vector<std::string>* skipped = nullptr);
+
+}  // namespace graphopt::tuning

@@ -1,0 +1,85 @@
+#include "tuning/TemplateSpace.h"
+
+namespace graphopt::tuning {
+
+namespace {
+const std::vector<int64_t> kVectorWidths = {1, 4, 8, 16};
+}
+
+KnobSpace templateSpace(const TuningTask& task) {
+    task.validate();
+    KnobSpace s;
+    switch (task.kind) {
+        case TaskKind::Conv2d:
+            s.addSplit("tile_co", task.outC, 2, 32);
+            s.addSplit("tile_oh", task.outH(), 2);
+            s.addSplit("tile_ow", task.outW(), 2, 64);
+            s.addSplit("tile_ci", task.inC / task.groups, 2);
+            s.addEnum("vec", kVectorWidths);
+            s.addEnum("unroll_co", {0, 1});
+            s.addEnum("unroll_kw", {0, 1});
+            s.addEnum("order", {0, 1});
+            s.addEnum("parallel", {0, 1});
+            s.addEnum("pad_at", {0, 1, 2});
+            break;
+        case TaskKind::DepthwiseConv2d:
+            s.addSplit("tile_c", task.outC, 2, 32);
+            s.addSplit("tile_oh", task.outH(), 2);
+            s.addSplit("tile_ow", task.outW(), 2, 64);
+            s.addEnum("vec", kVectorWidths);
+            s.addEnum("unroll_k", {0, 1});
+            s.addEnum("parallel", {0, 1});
+            s.addEnum("pad_at", {0, 1, 2});
+            break;
+        case TaskKind::Dense:
+            s.addSplit("tile_n", task.n, 2, 64);
+            s.addSplit("tile_m", task.m, 2, 16);
+            s.addSplit("tile_k", task.k, 2);
+            s.addEnum("vec", kVectorWidths);
+            s.addEnum("unroll_m", {0, 1});
+            s.addEnum("parallel", {0, 1});
+            break;
+    }
+    return s;
+}
+
+ScheduleParams decodeSchedule(const TuningTask& task, const KnobSpace& space, ConfigIndex config) {
+    const KnobIndices k = space.decode(config);
+    ScheduleParams p;
+    p.vec = static_cast<int>(space.value(k, "vec"));
+    p.parallel = space.value(k, "parallel") != 0;
+    switch (task.kind) {
+        case TaskKind::Conv2d:
+            p.tileC = space.split(k, "tile_co").back();
+            p.tileH = space.split(k, "tile_oh").back();
+            p.tileW = space.split(k, "tile_ow").back();
+            p.tileR = space.split(k, "tile_ci").back();
+            p.unrollC = space.value(k, "unroll_co") != 0;
+            p.unrollK = space.value(k, "unroll_kw") != 0;
+            p.order = static_cast<int>(space.value(k, "order"));
+            p.padAt = static_cast<int>(space.value(k, "pad_at"));
+            break;
+        case TaskKind::DepthwiseConv2d:
+            p.tileC = space.split(k, "tile_c").back();
+            p.tileH = space.split(k, "tile_oh").back();
+            p.tileW = space.split(k, "tile_ow").back();
+            p.unrollK = space.value(k, "unroll_k") != 0;
+            p.padAt = static_cast<int>(space.value(k, "pad_at"));
+            break;
+        case TaskKind::Dense:
+            p.tileW = space.split(k, "tile_n").back();
+            p.tileH = space.split(k, "tile_m").back();
+            p.tileR = space.split(k, "tile_k").back();
+            p.unrollC = space.value(k, "unroll_m") != 0;
+            break;
+    }
+    return p;
+}
+
+nlohmann::json ScheduleParams::toJson() const {
+    return {{"tile_c", tileC},   {"tile_h", tileH},     {"tile_w", tileW},   {"tile_r", tileR},
+            {"vec", vec},        {"unroll_c", unrollC}, {"unroll_k", unrollK}, {"order", order},
+            {"parallel", parallel}, {"pad_at", padAt}};
+}
+
+}  // namespace graphopt::tuning

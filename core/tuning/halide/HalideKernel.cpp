@@ -1,0 +1,220 @@
+#include "tuning/halide/HalideKernel.h"
+
+#include <stdexcept>
+
+#include <Halide.h>
+
+#include "tuning/TemplateSpace.h"
+
+namespace graphopt::tuning {
+
+using namespace Halide;
+
+struct HalideKernel::Impl {
+    TuningTask task;
+    ImageParam input{Float(32), 4, "input"};
+    ImageParam weights{Float(32), 4, "weights"};
+    ImageParam denseA{Float(32), 2, "a"};
+    ImageParam denseB{Float(32), 2, "b"};
+    Func out{"out"};
+    Pipeline pipeline;
+};
+
+namespace {
+
+// Fixed sizes and dense strides let Halide specialise the kernel to the task's shapes.
+void setDense4(ImageParam& p, int d0, int d1, int d2, int d3) {
+    p.dim(0).set_bounds(0, d0).set_stride(1);
+    p.dim(1).set_bounds(0, d1).set_stride(d0);
+    p.dim(2).set_bounds(0, d2).set_stride(d0 * d1);
+    p.dim(3).set_bounds(0, d3).set_stride(d0 * d1 * d2);
+}
+
+void setOutput4(Func& f, int d0, int d1, int d2, int d3) {
+    auto b = f.output_buffer();
+    b.dim(0).set_bounds(0, d0).set_stride(1);
+    b.dim(1).set_bounds(0, d1).set_stride(d0);
+    b.dim(2).set_bounds(0, d2).set_stride(d0 * d1);
+    b.dim(3).set_bounds(0, d3).set_stride(d0 * d1 * d2);
+}
+
+int i32(int64_t v) {
+    if (v > INT32_MAX || v < INT32_MIN) throw std::runtime_error("size too large for a 32-bit Halide index");
+    return static_cast<int>(v);
+}
+
+// Where the zero-padded input is made: inline (a select in the inner loop), per output tile, or
+// once for the whole input before the convolution.
+void schedulePadded(Func& padded, Func& out, const Var& tileLoop, const ScheduleParams& p,
+                    const std::vector<Var>& args) {
+    if (p.padAt == 1) {
+        padded.compute_at(out, tileLoop);
+        if (p.vec > 1) padded.vectorize(args[0], p.vec, TailStrategy::RoundUp);
+    } else if (p.padAt == 2) {
+        padded.compute_root();
+        if (p.vec > 1) padded.vectorize(args[0], p.vec, TailStrategy::RoundUp);
+        if (p.parallel) padded.parallel(args[2]);
+    }
+}
+
+void buildConv(HalideKernel::Impl& k, const ScheduleParams& p) {
+    const TuningTask& t = k.task;
+    const int W = i32(t.inW), H = i32(t.inH), C = i32(t.inC), N = i32(t.batch);
+    const int OW = i32(t.outW()), OH = i32(t.outH()), K = i32(t.outC);
+    const int cinG = i32(t.inC / t.groups), coutG = i32(t.outC / t.groups);
+    setDense4(k.input, W, H, C, N);
+    setDense4(k.weights, i32(t.kernelW), i32(t.kernelH), cinG, K);
+
+    Var x("x"), y("y"), c("c"), n("n");
+    Func padded = BoundaryConditions::constant_exterior(k.input, 0.0f, {{0, W}, {0, H}, {0, C}, {0, N}});
+    const bool depthwise = t.kind == TaskKind::DepthwiseConv2d;
+
+    Func conv("conv");
+    conv(x, y, c, n) = 0.0f;
+    Expr sx = x * i32(t.strideW) - i32(t.padLeft), sy = y * i32(t.strideH) - i32(t.padTop);
+    RDom r;
+    if (depthwise) {
+        r = RDom(0, i32(t.kernelW), 0, i32(t.kernelH), "r");
+        const int mult = K / C;
+        Expr ic = mult == 1 ? Expr(c) : c / mult;
+        conv(x, y, c, n) += padded(sx + r.x * i32(t.dilationW), sy + r.y * i32(t.dilationH), ic, n) *
+                            k.weights(r.x, r.y, 0, c);
+    } else {
+        r = RDom(0, i32(t.kernelW), 0, i32(t.kernelH), 0, cinG, "r");
+        Expr ic = t.groups == 1 ? Expr(r.z) : (c / coutG) * cinG + r.z;
+        conv(x, y, c, n) += padded(sx + r.x * i32(t.dilationW), sy + r.y * i32(t.dilationH), ic, n) *
+                            k.weights(r.x, r.y, r.z, c);
+    }
+    k.out(x, y, c, n) = conv(x, y, c, n);
+    setOutput4(k.out, OW, OH, K, N);
+
+    // Output tiles: tileW x tileH x tileC, all exact divisors of their loops.
+    Var xo("xo"), xi("xi"), yo("yo"), yi("yi"), co("co"), ci("ci"), tile("tile");
+    k.out.split(x, xo, xi, i32(p.tileW)).split(y, yo, yi, i32(p.tileH)).split(c, co, ci, i32(p.tileC));
+    k.out.reorder(xi, yi, ci, xo, yo, co, n);
+    if (p.vec > 1) k.out.vectorize(xi, p.vec, TailStrategy::GuardWithIf);
+    if (p.parallel) k.out.fuse(yo, co, tile).parallel(tile);
+
+    // The accumulator lives per tile; RoundUp lets vectors run past a tile edge into scratch.
+    conv.compute_at(k.out, xo);
+    Var xv("xv");
+    if (p.vec > 1) conv.vectorize(x, p.vec, TailStrategy::RoundUp);
+    Stage u = conv.update();
+    if (p.vec > 1) u.split(x, x, xv, p.vec, TailStrategy::RoundUp);
+    if (depthwise) {
+        if (p.vec > 1)
+            u.reorder(xv, r.x, r.y, x, y, c, n).vectorize(xv);
+        else
+            u.reorder(r.x, r.y, x, y, c, n);
+        if (p.unrollK) u.unroll(r.x).unroll(r.y);
+    } else {
+        RVar rzo("rzo"), rzi("rzi");
+        u.split(r.z, rzo, rzi, i32(p.tileR));
+        std::vector<VarOrRVar> order;
+        if (p.vec > 1) order.push_back(xv);
+        order.push_back(c);
+        if (p.order == 0) {
+            for (VarOrRVar v : {VarOrRVar(x), VarOrRVar(y), VarOrRVar(r.x), VarOrRVar(r.y), VarOrRVar(rzi)})
+                order.push_back(v);
+        } else {
+            for (VarOrRVar v : {VarOrRVar(r.x), VarOrRVar(r.y), VarOrRVar(rzi), VarOrRVar(x), VarOrRVar(y)})
+                order.push_back(v);
+        }
+        order.push_back(rzo);
+        order.push_back(n);
+        u.reorder(order);
+        if (p.vec > 1) u.vectorize(xv);
+        if (p.unrollC) u.unroll(c);
+        if (p.unrollK) u.unroll(r.x);
+    }
+    std::vector<Var> pargs = padded.args();
+    schedulePadded(padded, k.out, xo, p, pargs);
+    k.pipeline = Pipeline(k.out);
+}
+
+void buildDense(HalideKernel::Impl& k, const ScheduleParams& p) {
+    const TuningTask& t = k.task;
+    const int M = i32(t.m), N = i32(t.n), K = i32(t.k);
+    // A is [m][k] (k contiguous), B is [k][n] (n contiguous): Halide dims innermost first.
+    k.denseA.dim(0).set_bounds(0, K).set_stride(1);
+    k.denseA.dim(1).set_bounds(0, M).set_stride(K);
+    k.denseB.dim(0).set_bounds(0, N).set_stride(1);
+    k.denseB.dim(1).set_bounds(0, K).set_stride(N);
+
+    Var j("j"), i("i");
+    RDom r(0, K, "r");
+    Func prod("prod");
+    prod(j, i) = 0.0f;
+    prod(j, i) += k.denseA(r, i) * k.denseB(j, r);
+    k.out(j, i) = prod(j, i);
+    auto ob = k.out.output_buffer();
+    ob.dim(0).set_bounds(0, N).set_stride(1);
+    ob.dim(1).set_bounds(0, M).set_stride(N);
+
+    Var jo("jo"), ji("ji"), io("io"), ii("ii"), tile("tile");
+    k.out.split(j, jo, ji, i32(p.tileW)).split(i, io, ii, i32(p.tileH)).reorder(ji, ii, jo, io);
+    if (p.vec > 1) k.out.vectorize(ji, p.vec, TailStrategy::GuardWithIf);
+    if (p.parallel) k.out.fuse(jo, io, tile).parallel(tile);
+
+    // The accumulator lives per tile (the fused tile loop when parallel).
+    prod.compute_at(k.out, p.parallel ? tile : jo);
+    // GuardWithIf, not RoundUp: rounding j up would read B past its last column.
+    if (p.vec > 1) prod.vectorize(j, p.vec, TailStrategy::GuardWithIf);
+    Stage u = prod.update();
+    Var jv("jv");
+    RVar ro("ro"), ri("ri");
+    u.split(r.x, ro, ri, i32(p.tileR));
+    if (p.vec > 1) {
+        u.split(j, j, jv, p.vec, TailStrategy::GuardWithIf);
+        u.reorder(jv, i, ri, j, ro).vectorize(jv);
+    } else {
+        u.reorder(i, ri, j, ro);
+    }
+    if (p.unrollC) u.unroll(i);
+    k.pipeline = Pipeline(k.out);
+}
+
+}  // namespace
+
+HalideKernel::HalideKernel(const TuningTask& task, ConfigIndex config) : impl_(std::make_unique<Impl>()) {
+    impl_->task = task;
+    try {
+        const KnobSpace space = templateSpace(task);
+        const ScheduleParams p = decodeSchedule(task, space, config);
+        if (task.isConv())
+            buildConv(*impl_, p);
+        else
+            buildDense(*impl_, p);
+        impl_->pipeline.compile_jit(get_jit_target_from_environment());
+    } catch (const Halide::Error& e) {
+        throw std::runtime_error(std::string("Halide compile failed: ") + e.what());
+    }
+}
+
+HalideKernel::~HalideKernel() = default;
+
+void HalideKernel::run(const float* input, const float* weights, float* output) {
+    const TuningTask& t = impl_->task;
+    try {
+        if (t.isConv()) {
+            Buffer<float> in(const_cast<float*>(input), i32(t.inW), i32(t.inH), i32(t.inC), i32(t.batch));
+            Buffer<float> w(const_cast<float*>(weights), i32(t.kernelW), i32(t.kernelH), i32(t.inC / t.groups),
+                            i32(t.outC));
+            Buffer<float> o(output, i32(t.outW()), i32(t.outH()), i32(t.outC), i32(t.batch));
+            impl_->input.set(in);
+            impl_->weights.set(w);
+            impl_->pipeline.realize(o);
+        } else {
+            Buffer<float> a(const_cast<float*>(input), i32(t.k), i32(t.m));
+            Buffer<float> b(const_cast<float*>(weights), i32(t.n), i32(t.k));
+            Buffer<float> o(output, i32(t.n), i32(t.m));
+            impl_->denseA.set(a);
+            impl_->denseB.set(b);
+            impl_->pipeline.realize(o);
+        }
+    } catch (const Halide::Error& e) {
+        throw std::runtime_error(std::string("Halide runtime error: ") + e.what());
+    }
+}
+
+}  // namespace graphopt::tuning

@@ -1,0 +1,145 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "tuning/KnobSpace.h"
+#include "tuning/Rng.h"
+#include "tuning/TemplateSpace.h"
+
+using namespace graphopt::tuning;
+
+TEST(Factorizations, CountsMatchTheDivisorFormula) {
+    // Ordered k-factorizations of prod p^a: prod C(a + k - 1, k - 1).
+    EXPECT_EQ(factorizations(1, 4).size(), 1u);
+    EXPECT_EQ(factorizations(7, 2).size(), 2u);
+    EXPECT_EQ(factorizations(12, 2).size(), 6u);
+    EXPECT_EQ(factorizations(64, 2).size(), 7u);
+    EXPECT_EQ(factorizations(64, 3).size(), 28u);   // C(8,2)
+    EXPECT_EQ(factorizations(56, 3).size(), 30u);   // C(5,2) * C(3,2)
+    EXPECT_EQ(factorizations(224, 4).size(), 224u); // 2^5 * 7: C(8,3) * C(4,3) = 56 * 4
+}
+
+TEST(Factorizations, AreDistinctOrderedAndMultiplyBack) {
+    for (int64_t n : {1, 6, 48, 56, 97, 360})
+        for (int k : {1, 2, 3}) {
+            const auto fs = factorizations(n, k);
+            EXPECT_TRUE(std::is_sorted(fs.begin(), fs.end()));
+            EXPECT_EQ(std::set<std::vector<int64_t>>(fs.begin(), fs.end()).size(), fs.size());
+            for (const auto& f : fs) {
+                ASSERT_EQ(f.size(), static_cast<size_t>(k));
+                int64_t p = 1;
+                for (int64_t v : f) p *= v;
+                EXPECT_EQ(p, n);
+            }
+        }
+    EXPECT_THROW(factorizations(0, 2), std::invalid_argument);
+}
+
+TEST(KnobSpace, SplitFilterKeepsSmallInnerFactors) {
+    KnobSpace s;
+    s.addSplit("t", 64, 2, 8);
+    for (const auto& e : s.knob(0).entities) EXPECT_LE(e.back(), 8);
+    EXPECT_EQ(s.size(), 4u);  // inner 1, 2, 4, 8
+}
+
+TEST(KnobSpace, IndexRoundTripsOverAWholeSmallSpace) {
+    KnobSpace s;
+    s.addSplit("a", 12, 2);
+    s.addEnum("b", {0, 1, 2});
+    s.addSplit("c", 8, 3);
+    ASSERT_EQ(s.size(), 6u * 3u * 10u);
+    std::set<KnobIndices> seen;
+    for (ConfigIndex i = 0; i < s.size(); ++i) {
+        const KnobIndices k = s.decode(i);
+        EXPECT_TRUE(s.contains(k));
+        EXPECT_EQ(s.encode(k), i);
+        seen.insert(k);
+    }
+    EXPECT_EQ(seen.size(), s.size());
+    EXPECT_EQ(s.decode(1)[0], 1);  // knob 0 is the fastest-varying digit
+    EXPECT_THROW(s.decode(s.size()), std::out_of_range);
+    EXPECT_THROW(s.encode({6, 0, 0}), std::out_of_range);
+}
+
+TEST(KnobSpace, IndexRoundTripsInTheResNetConvSpace) {
+    const KnobSpace s = templateSpace(makeConv2d(1, 64, 56, 56, 64, 3, 1, 1));
+    Rng rng(7);
+    for (int i = 0; i < 2000; ++i) {
+        const ConfigIndex c = s.random(rng);
+        ASSERT_LT(c, s.size());
+        EXPECT_EQ(s.encode(s.decode(c)), c);
+    }
+    EXPECT_EQ(s.encode(s.decode(s.size() - 1)), s.size() - 1);
+}
+
+TEST(KnobSpace, MovesClampAndNeighboursDifferInOneKnob) {
+    KnobSpace s;
+    s.addEnum("a", {1, 2, 3});
+    s.addEnum("b", {0, 1});
+    s.addSplit("c", 16, 2);
+    const ConfigIndex start = s.encode({0, 1, 2});
+    EXPECT_EQ(s.decode(s.move(start, {-1, 1, 1})), (KnobIndices{0, 1, 3}));
+    EXPECT_EQ(s.decode(s.move(start, {1, -1, 0})), (KnobIndices{1, 0, 2}));
+    EXPECT_EQ(s.move(start, {0, 0, 0}), start);
+    const auto ns = s.neighbours(start);
+    EXPECT_EQ(ns.size(), 4u);  // a up, b down, c down, c up
+    for (ConfigIndex n : ns) {
+        const auto a = s.decode(n), b = s.decode(start);
+        int diff = 0;
+        for (size_t i = 0; i < a.size(); ++i) diff += std::abs(a[i] - b[i]);
+        EXPECT_EQ(diff, 1);
+    }
+    const auto norm = s.normalized(s.encode({2, 0, 4}));
+    EXPECT_EQ(norm, (std::vector<double>{1.0, 0.0, 1.0}));
+    EXPECT_EQ(s.describe(start)["c"], (std::vector<int64_t>{4, 4}));
+    EXPECT_EQ(s.value(s.decode(start), "a"), 1);
+}
+
+TEST(Rng, IsDeterministicAndCoversTheRange) {
+    Rng a(42), b(42), c(43);
+    bool differ = false;
+    for (int i = 0; i < 100; ++i) {
+        const uint64_t x = a.next();
+        EXPECT_EQ(x, b.next());
+        differ |= x != c.next();
+    }
+    EXPECT_TRUE(differ);
+    std::vector<int> counts(7);
+    Rng r(1);
+    for (int i = 0; i < 7000; ++i) counts[r.below(7)]++;
+    for (int n : counts) EXPECT_GT(n, 800);
+    for (int i = 0; i < 1000; ++i) {
+        const double u = r.uniform01();
+        EXPECT_GE(u, 0.0);
+        EXPECT_LT(u, 1.0);
+        const int64_t v = r.between(-3, 3);
+        EXPECT_GE(v, -3);
+        EXPECT_LE(v, 3);
+    }
+    std::vector<int> w(3);
+    for (int i = 0; i < 3000; ++i) w[r.weighted({0.0, 1.0, 3.0})]++;
+    EXPECT_EQ(w[0], 0);
+    EXPECT_GT(w[2], 2 * w[1]);
+}
+
+TEST(TemplateSpace, EveryKindHasItsKnobsAndDecodes) {
+    for (const TuningTask& t : {makeConv2d(1, 64, 56, 56, 128, 3, 2, 1), makeConv2d(1, 32, 28, 28, 32, 3, 1, 1, 32),
+                                makeDense(1, 1000, 512)}) {
+        const KnobSpace s = templateSpace(t);
+        Rng rng(3);
+        for (int i = 0; i < 200; ++i) {
+            const ScheduleParams p = decodeSchedule(t, s, s.random(rng));
+            if (t.isConv()) {
+                EXPECT_EQ(t.outC % p.tileC, 0);
+                EXPECT_EQ(t.outH() % p.tileH, 0);
+                EXPECT_EQ(t.outW() % p.tileW, 0);
+            } else {
+                EXPECT_EQ(t.n % p.tileW, 0);
+                EXPECT_EQ(t.m % p.tileH, 0);
+                EXPECT_EQ(t.k % p.tileR, 0);
+            }
+        }
+    }
+    EXPECT_EQ(templateSpace(makeConv2d(1, 32, 28, 28, 32, 3, 1, 1, 32)).knobCount(), 7u);
+}

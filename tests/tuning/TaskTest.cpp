@@ -1,0 +1,143 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "graph/Graph.h"
+#include "graph/Loaders.h"
+#include "tuning/Reference.h"
+#include "tuning/Task.h"
+#include "tuning/TemplateSpace.h"
+
+using namespace graphopt;
+using namespace graphopt::tuning;
+
+namespace {
+
+int addT(Graph& g, const std::string& name, std::vector<int64_t> shape, TensorKind kind = TensorKind::Activation) {
+    Tensor t;
+    t.name = name;
+    t.kind = kind;
+    t.shape = std::move(shape);
+    t.shapeKnown = true;
+    return g.addTensor(t);
+}
+
+void addConv(Graph& g, const std::string& name, int x, int w, int y, int64_t group, std::vector<int64_t> strides,
+             std::vector<int64_t> pads, std::vector<int64_t> dil = {1, 1}) {
+    Node n;
+    n.name = name;
+    n.op = "Conv";
+    n.inputs = {x, w};
+    n.outputs = {y};
+    n.attrs["group"] = group;
+    n.attrs["strides"] = strides;
+    n.attrs["pads"] = pads;
+    n.attrs["dilations"] = dil;
+    g.addNode(n);
+}
+
+}  // namespace
+
+TEST(Task, ExtractsConvDepthwiseAndDenseAndMergesRepeats) {
+    Graph g;
+    const int x = addT(g, "x", {1, 8, 16, 16}, TensorKind::GraphInput);
+    const int w1 = addT(g, "w1", {8, 8, 3, 3}, TensorKind::Weight);
+    const int y1 = addT(g, "y1", {1, 8, 16, 16});
+    const int y2 = addT(g, "y2", {1, 8, 16, 16});
+    const int wd = addT(g, "wd", {16, 1, 3, 3}, TensorKind::Weight);
+    const int y3 = addT(g, "y3", {1, 16, 8, 8});
+    const int wg = addT(g, "wg", {16, 4, 1, 1}, TensorKind::Weight);
+    const int y4 = addT(g, "y4", {1, 16, 8, 8});
+    const int a = addT(g, "a", {4, 1024});
+    const int b = addT(g, "b", {10, 1024}, TensorKind::Weight);
+    const int y5 = addT(g, "y5", {4, 10});
+    addConv(g, "c1", x, w1, y1, 1, {1, 1}, {1, 1, 1, 1});
+    addConv(g, "c2", y1, w1, y2, 1, {1, 1}, {1, 1, 1, 1});            // same shapes as c1
+    addConv(g, "dw", y2, wd, y3, 8, {2, 2}, {1, 1, 1, 1});            // depthwise, multiplier 2
+    addConv(g, "grp", y3, wg, y4, 4, {1, 1}, {0, 0, 0, 0});           // grouped 1x1
+    Node gemm;
+    gemm.name = "fc";
+    gemm.op = "Gemm";
+    gemm.inputs = {a, b};
+    gemm.outputs = {y5};
+    gemm.attrs["transB"] = int64_t(1);
+    g.addNode(gemm);
+    g.finalize();
+
+    std::vector<std::string> skipped;
+    const auto tasks = extractTasks(g, &skipped);
+    ASSERT_EQ(tasks.size(), 4u);
+    EXPECT_TRUE(skipped.empty());
+    EXPECT_EQ(tasks[0].kind, TaskKind::Conv2d);
+    EXPECT_EQ(tasks[0].weight, 2);
+    EXPECT_EQ(tasks[0].nodes, (std::vector<std::string>{"c1", "c2"}));
+    EXPECT_DOUBLE_EQ(tasks[0].flops(), 2.0 * 8 * 16 * 16 * 8 * 9);
+    EXPECT_EQ(tasks[1].kind, TaskKind::DepthwiseConv2d);
+    EXPECT_EQ(tasks[1].outH(), 8);
+    EXPECT_EQ(tasks[1].outC, 16);
+    EXPECT_DOUBLE_EQ(tasks[1].flops(), 2.0 * 16 * 8 * 8 * 9);
+    EXPECT_EQ(tasks[2].kind, TaskKind::Conv2d);
+    EXPECT_EQ(tasks[2].groups, 4);
+    EXPECT_EQ(tasks[2].reductionLength(), 4);
+    EXPECT_EQ(tasks[3].kind, TaskKind::Dense);
+    EXPECT_EQ(tasks[3].m, 4);
+    EXPECT_EQ(tasks[3].n, 10);
+    EXPECT_EQ(tasks[3].k, 1024);
+    EXPECT_DOUBLE_EQ(tasks[3].flops(), 2.0 * 4 * 10 * 1024);
+}
+
+TEST(Task, DilationAndAsymmetricPadsGiveTheRightOutput) {
+    TuningTask t = makeConv2d(1, 4, 17, 13, 8, 3, 2, 0);
+    t.dilationH = 2;
+    t.padTop = 2, t.padBottom = 1, t.padLeft = 0, t.padRight = 3;
+    t.validate();
+    EXPECT_EQ(t.outH(), (17 + 3 - 5) / 2 + 1);
+    EXPECT_EQ(t.outW(), (13 + 3 - 3) / 2 + 1);
+    EXPECT_EQ(TuningTask::fromJson(t.toJson()).key(), t.key());
+}
+
+TEST(Task, ResNet18HasElevenConvTasksAndOneDense) {
+    const std::string path = std::string(GRAPHOPT_SOURCE_DIR) + "/resources/models/resnet18.onnx";
+    if (!std::filesystem::exists(path)) GTEST_SKIP() << "resnet18.onnx not bundled";
+    const auto tasks = extractTasks(loadGraph(path));
+    int convTasks = 0, convUses = 0, dense = 0;
+    double flops = 0;
+    for (const auto& t : tasks) {
+        if (t.kind == TaskKind::Conv2d) ++convTasks, convUses += t.weight;
+        if (t.kind == TaskKind::Dense) ++dense;
+        flops += t.flops() * t.weight;
+        EXPECT_GT(templateSpace(t).size(), 1u) << t.describe();
+    }
+    EXPECT_EQ(convTasks, 11);
+    EXPECT_EQ(convUses, 20);
+    EXPECT_EQ(dense, 1);
+    EXPECT_NEAR(flops / 1e9, 3.63, 0.05);  // the usual 1.8 G multiply-adds
+    // The 3x3 64-channel layer of the first stage is used four times.
+    bool found = false;
+    for (const auto& t : tasks)
+        if (t.inC == 64 && t.outC == 64 && t.inH == 56 && t.kernelH == 3) {
+            found = true;
+            EXPECT_EQ(t.weight, 4);
+        }
+    EXPECT_TRUE(found);
+}
+
+TEST(Reference, CheckRejectsAWrongOutputAndAcceptsRounding) {
+    const TuningTask t = makeConv2d(1, 3, 6, 6, 4, 3, 1, 1);
+    const TaskData d = makeTaskData(t);
+    std::vector<float> out = d.reference;
+    for (auto& v : out) v *= 1.0f + 1e-6f;
+    EXPECT_TRUE(checkOutput(t, d.reference, out.data()).ok);
+    out[7] += 0.3f;
+    const CheckResult c = checkOutput(t, d.reference, out.data());
+    EXPECT_FALSE(c.ok);
+    EXPECT_EQ(c.worstIndex, 7);
+    EXPECT_NE(c.message.find("element 7"), std::string::npos);
+}
+
+TEST(Reference, DenseMatchesAHandComputedProduct) {
+    TuningTask t = makeDense(2, 3, 2);
+    // A = [[1,2],[3,4]], B = [[1,0,2],[0,1,3]]
+    const auto y = referenceKernel(t, {1, 2, 3, 4}, {1, 0, 2, 0, 1, 3});
+    EXPECT_EQ(y, (std::vector<float>{1, 2, 8, 3, 4, 18}));
+}
