@@ -68,3 +68,13 @@ TEST(SimulatedMeasurer, RanksObviouslyBadTilingsBelowGoodOnes) {
     EXPECT_GT(gf, 0.3 * peak);
     EXPECT_LE(gf, 1.05 * peak);
 }
+
+#include "tuning/PeakFlops.h"
+
+TEST(PeakFlops, ReportsAPositiveRateForOneAndAllThreads) {
+    const PeakFlops p = measurePeakFlops(0.01);
+    EXPECT_FALSE(p.isa.empty());
+    EXPECT_GE(p.threads, 1);
+    EXPECT_GT(p.gflops1, 0);
+    EXPECT_GT(p.gflopsAll, 0);
+}
