@@ -1,0 +1,84 @@
+// `graphopt tasks` and `graphopt tune`, run as the user runs them.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct Output {
+    int status = -1;
+    std::string out;
+};
+
+Output runGraphopt(const std::string& args) {
+    const std::string cmd = std::string(GRAPHOPT_BINARY_DIR) + "/app/graphopt " + args + " 2>/dev/null";
+    Output o;
+    FILE* p = popen(cmd.c_str(), "r");
+    if (!p) return o;
+    std::array<char, 4096> buf;
+    size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.out.append(buf.data(), n);
+    const int st = pclose(p);
+    o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return o;
+}
+
+std::string resnet18() { return std::string(GRAPHOPT_SOURCE_DIR) + "/resources/models/resnet18.onnx"; }
+
+}  // namespace
+
+TEST(TuneCli, TasksListsResNet18AsJson) {
+    if (!std::filesystem::exists(resnet18())) GTEST_SKIP() << "resnet18.onnx not bundled";
+    const Output o = runGraphopt("tasks " + resnet18() + " --json");
+    ASSERT_EQ(o.status, 0);
+    const auto j = nlohmann::json::parse(o.out);
+    ASSERT_EQ(j["tasks"].size(), 12u);
+    EXPECT_EQ(j["tasks"][1]["index"], 1);
+    EXPECT_EQ(j["tasks"][1]["weight"], 4);
+    EXPECT_EQ(j["tasks"][11]["kind"], "dense");
+    EXPECT_GT(j["tasks"][0]["flops"].get<double>(), 2e8);
+}
+
+TEST(TuneCli, TuneWithTheSimulatedMeasurerGivesEveryMeasurement) {
+    if (!std::filesystem::exists(resnet18())) GTEST_SKIP() << "resnet18.onnx not bundled";
+    const Output o = runGraphopt("tune " + resnet18() + " --task 4 --tuner ga --measurer sim --trials 20 --seed 3 --json");
+    ASSERT_EQ(o.status, 0);
+    const auto j = nlohmann::json::parse(o.out);
+    ASSERT_EQ(j["tasks"].size(), 1u);
+    const auto& t = j["tasks"][0];
+    EXPECT_EQ(t["task"], 4);
+    EXPECT_EQ(t["measurements"].size(), 20u);
+    EXPECT_GT(t["best_gflops"].get<double>(), 0);
+    EXPECT_GT(t["best_latency_s"].get<double>(), 0);
+    EXPECT_TRUE(t["best_config"].contains("tile_co"));
+    // Same seed, same run (wall-clock fields aside).
+    const auto again = nlohmann::json::parse(
+        runGraphopt("tune " + resnet18() + " --task 4 --tuner ga --measurer sim --trials 20 --seed 3 --json").out);
+    const auto& u = again["tasks"][0];
+    EXPECT_EQ(u["best_gflops"], t["best_gflops"]);
+    for (size_t i = 0; i < 20; ++i) EXPECT_EQ(u["measurements"][i]["config"], t["measurements"][i]["config"]);
+}
+
+TEST(TuneCli, TuneWithHalideMeasuresForReal) {
+    if (!std::filesystem::exists(resnet18())) GTEST_SKIP() << "resnet18.onnx not bundled";
+    // The dense layer: small and quick to compile.
+    const Output o = runGraphopt("tune " + resnet18() + " --task 11 --measurer halide --trials 2 --min-time 0 --json");
+    ASSERT_EQ(o.status, 0);
+    const auto j = nlohmann::json::parse(o.out);
+    const auto& t = j["tasks"][0];
+    EXPECT_EQ(t["measurements"].size(), 2u);
+    EXPECT_EQ(t["failures"], 0);
+    EXPECT_GT(t["best_gflops"].get<double>(), 0);
+}
+
+TEST(TuneCli, UsageErrorsExitWithStatus2) {
+    EXPECT_EQ(runGraphopt("tune " + resnet18() + " --task 0 --tuner nosuch").status, 2);
+    EXPECT_EQ(runGraphopt("tune " + resnet18() + " --task 99 --measurer sim").status, 2);
+    EXPECT_EQ(runGraphopt("tune " + resnet18() + " --measurer sim").status, 2);  // neither --task nor --all
+    EXPECT_EQ(runGraphopt("tasks").status, 2);
+}
