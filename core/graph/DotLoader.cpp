@@ -112,6 +112,24 @@ std::string parseFailure(const std::string& messages) {
     return pick.empty() ? std::string("no graph found (not a DOT file)") : "DOT " + pick;
 }
 
+bool hasErrorLine(const std::string& messages) {
+    return messages.rfind("Error", 0) == 0 || messages.find("\nError") != std::string::npos;
+}
+
+// After a parse that stopped early cgraph's lexer can keep the rest of the old input, and the next
+// read would continue from it. A failed read of a tiny graph flushes it (the lexer is reset
+// whenever a read yields no graph); a clean read proves the parser is usable again.
+void resetCgraphParser() {
+    for (int attempt = 0; attempt < 4; ++attempt) {
+        cgraphMessages().clear();
+        Agraph_t* probe = agmemread("digraph{}");
+        const bool clean = probe && !hasErrorLine(cgraphMessages());
+        if (probe) agclose(probe);
+        if (clean) break;
+    }
+    cgraphMessages().clear();
+}
+
 struct CloseGraph {
     void operator()(Agraph_t* g) const { agclose(g); }
 };
@@ -129,8 +147,15 @@ Graph loadDot(const std::string& path) {
         agusererrf previous = agseterrf(collectCgraphMessage);
         agreseterrors();
         std::unique_ptr<Agraph_t, CloseGraph> dot(agmemread(text.c_str()));
+        // cgraph may return a partial graph after an error (e.g. its parser stack overflowing).
+        if (!dot || hasErrorLine(cgraphMessages())) {
+            const std::string why = parseFailure(cgraphMessages());
+            dot.reset();
+            resetCgraphParser();
+            agseterrf(previous);
+            throw GraphError(path + ": " + why);
+        }
         agseterrf(previous);
-        if (!dot) throw GraphError(path + ": " + parseFailure(cgraphMessages()));
         if (!agisdirected(dot.get()))
             throw GraphError(path + ": an undirected DOT graph; a computation graph needs 'digraph'");
         if (agnnodes(dot.get()) == 0) throw GraphError(path + ": the DOT graph has no nodes");

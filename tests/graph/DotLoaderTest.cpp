@@ -122,6 +122,17 @@ TEST(DotLoader, ErrorsNameTheFile) {
     e = errorFor(dir, "digraph { a -> b [bytes=\"1e99\"] }");
     EXPECT_EQ(e, path + ": edge 'a' -> 'b': attribute bytes=\"1e99\" is not a non-negative integer");
 
+    // The parser's stack overflows on absurd nesting; cgraph then returns a partial graph.
+    e = errorFor(dir, "digraph {" + std::string(50000, '{') + "a" + std::string(50000, '}') + "}");
+    EXPECT_EQ(e.rfind(path + ": DOT memory exhausted", 0), 0u) << e;
+
+    // Warnings alone do not stop loading, and stay off stderr.
+    testing::internal::CaptureStderr();
+    e = errorFor(dir, "digraph { 1a -> b }");  // "badly delimited number": nodes 1, a and b
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+    EXPECT_EQ(e, "");
+    EXPECT_EQ(loadDot(path).nodeCount(), 3u);
+
     e = errorFor(dir, "digraph { a -> b -> a }");
     EXPECT_NE(e.find("cycle"), std::string::npos) << e;
 
