@@ -1,0 +1,90 @@
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "TestGraphs.h"
+#include "placement/DeviceModel.h"
+
+namespace graphopt {
+namespace {
+
+std::string writeTemp(const std::string& name, const std::string& text) {
+    std::string path = std::string(GRAPHOPT_BINARY_DIR) + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+}
+
+TEST(DeviceModel, Presets) {
+    DeviceModel a = DeviceModel::preset("2xgpu-pcie");
+    EXPECT_EQ(a.deviceCount(), 2);
+    EXPECT_DOUBLE_EQ(a.link(0, 1).bandwidth, 12e9);
+    EXPECT_DOUBLE_EQ(a.transferS(0, 1, 12'000'000), 10e-6 + 1e-3);
+    EXPECT_DOUBLE_EQ(a.transferS(1, 1, 12'000'000), 0.0);
+    EXPECT_EQ(DeviceModel::preset("4xgpu-nvlink").deviceCount(), 4);
+    DeviceModel cg = DeviceModel::preset("cpu+gpu");
+    EXPECT_EQ(cg.devices[0].name, "cpu");
+    EXPECT_LT(cg.devices[0].flopsPerS, cg.devices[1].flopsPerS);
+    try {
+        DeviceModel::load("8xtpu");
+        FAIL();
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("8xtpu"), std::string::npos);
+        EXPECT_NE(std::string(e.what()).find("2xgpu-pcie"), std::string::npos);
+    }
+}
+
+TEST(DeviceModel, RooflineOrGivenCost) {
+    test::GraphBuilder b;
+    int x = b.input("x", 9000);
+    b.op("given", {x}, 9000, 0.5);
+    b.op("flops", {x}, 9000, -1);
+    Graph g = b.done();
+    g.mutableNodes()[1].flops = 3e9;
+    DeviceModel m("m", {{"a", 1e12, 1e-6, 1 << 30, 1e9, 2.0}}, LinkSpec{});
+    EXPECT_DOUBLE_EQ(m.opCostS(g, 0, 0), 0.25);  // given cost / speed factor
+    // max(3e9 / 1e12 = 3 ms, 18000 B / 1e9 = 18 us) + 1 us.
+    EXPECT_DOUBLE_EQ(m.opCostS(g, 1, 0), 1e-6 + 3e-3);
+    g.mutableNodes()[1].flops = 1;  // memory-bound now: 18 us + 1 us
+    EXPECT_DOUBLE_EQ(m.opCostS(g, 1, 0), 1e-6 + 18e-6);
+}
+
+TEST(DeviceModel, JsonFile) {
+    std::string path = writeTemp("devices_ok.json", R"({
+      "name": "lab", "devices": [
+        {"name": "a", "flops_per_s": 1e12, "memory_bytes": 1e9},
+        {"name": "b", "flops_per_s": 2e12, "memory_bytes": 2e9}],
+      "default_link": {"latency_s": 1e-5, "bandwidth": 1e9},
+      "links": [{"from": "a", "to": "b", "latency_s": 2e-5, "bandwidth": 5e9}]})");
+    DeviceModel m = DeviceModel::load(path);
+    EXPECT_EQ(m.name, "lab");
+    EXPECT_EQ(m.deviceCount(), 2);
+    EXPECT_EQ(m.devices[1].memoryBytes, 2'000'000'000);
+    EXPECT_DOUBLE_EQ(m.link(0, 1).bandwidth, 5e9);
+    EXPECT_DOUBLE_EQ(m.link(1, 0).bandwidth, 1e9);
+    DeviceModel round = DeviceModel::fromJson(m.toJson());
+    EXPECT_DOUBLE_EQ(round.link(0, 1).latencyS, 2e-5);
+}
+
+TEST(DeviceModel, BadFilesNameTheFileAndTheProblem) {
+    auto expectError = [](const std::string& path, const std::string& needle) {
+        try {
+            DeviceModel::load(path);
+            FAIL() << path;
+        } catch (const std::invalid_argument& e) {
+            std::string msg = e.what();
+            EXPECT_NE(msg.find(path), std::string::npos) << msg;
+            EXPECT_NE(msg.find(needle), std::string::npos) << msg;
+        }
+    };
+    expectError(writeTemp("devices_bad1.json", "{ not json"), "not valid JSON");
+    expectError(writeTemp("devices_bad2.json", R"({"devices": []})"), "devices");
+    expectError(writeTemp("devices_bad3.json", R"({"devices": [{"name": "a", "flops_per_s": -1}]})"), "flops_per_s");
+    expectError(writeTemp("devices_bad4.json",
+                          R"({"devices": [{"name": "a"}, {"name": "b"}], "links": [{"from": "a", "to": "z"}]})"),
+                "unknown device 'z'");
+    expectError(std::string(GRAPHOPT_BINARY_DIR) + "/no_such_devices.json", "no_such_devices.json");
+}
+
+}  // namespace
+}  // namespace graphopt

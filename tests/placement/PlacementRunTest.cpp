@@ -1,0 +1,83 @@
+#include <gtest/gtest.h>
+
+#include "TestGraphs.h"
+#include "placement/PlacementEngines.h"
+#include "placement/PlacementRun.h"
+
+namespace graphopt {
+namespace {
+
+TEST(PlacementRun, ResultJsonHasTheFieldsOthersRelyOn) {
+    Graph g = test::randomGraph(12, {15});
+    RunSpec s;
+    s.engine = "brkga";
+    s.objective = "memory";
+    s.devices = "2xgpu-pcie";
+    s.budget = 300;
+    s.seed = 4;
+    s.threads = 2;
+    PlacementResult r = PlacementRun(g, s).run();
+    nlohmann::json j = r.toJson();
+    for (const char* key : {"objective", "cost", "runtime_s", "peak_bytes", "evaluations", "wall_s", "placement",
+                            "order", "device_peak_bytes", "feasible", "cancelled"})
+        EXPECT_TRUE(j.contains(key)) << key;
+    EXPECT_EQ(j["objective"], "memory");
+    EXPECT_EQ(j["placement"].size(), g.nodeCount());
+    EXPECT_EQ(j["order"].size(), g.nodeCount());
+    EXPECT_EQ(j["placement"][g.nodes()[0].name].get<std::string>().substr(0, 3), "gpu");
+    EXPECT_DOUBLE_EQ(j["cost"].get<double>(), double(r.peakBytes));
+    EXPECT_FALSE(j.contains("schedule"));
+
+    nlohmann::json full = r.toJson(true);
+    PlacementResult back = PlacementResult::fromJson(nlohmann::json::parse(full.dump()));
+    EXPECT_EQ(back.placement, r.placement);
+    EXPECT_EQ(back.order, r.order);
+    EXPECT_EQ(back.peakBytes, r.peakBytes);
+    EXPECT_EQ(back.devicePeakBytes, r.devicePeakBytes);
+    EXPECT_EQ(back.schedule.ops.size(), r.schedule.ops.size());
+    EXPECT_EQ(back.schedule.memory.size(), 2u);
+}
+
+TEST(PlacementRun, RejectsBadSpecsBeforeRunning) {
+    Graph g = test::randomGraph(1, {5});
+    RunSpec s;
+    s.engine = "nope";
+    EXPECT_THROW(PlacementRun(g, s), std::invalid_argument);
+    s.engine = "brkga";
+    s.objective = "speed";
+    EXPECT_THROW(PlacementRun(g, s), std::invalid_argument);
+    s.objective = "runtime";
+    s.devices = "16xgpu";
+    EXPECT_THROW(PlacementRun(g, s), std::invalid_argument);
+}
+
+TEST(PlacementRun, WeightSwitchAndEnginesPlugIn) {
+    Graph g = test::randomGraph(6, {15});
+    RunSpec s;
+    s.engine = "single";
+    s.objective = "memory";
+    PlacementResult with = PlacementRun(g, s).run();
+    s.params["count_weights"] = false;
+    PlacementResult without = PlacementRun(g, s).run();
+    EXPECT_GT(with.peakBytes, without.peakBytes);
+    EXPECT_FALSE(without.countWeights);
+
+    // A new engine (as REGAL will be) registers itself; the run needs no change.
+    registerPlacementEngine("test-biased-brkga", [](const SearchContext& ctx) {
+        const size_t L = ctx.keyCount();
+        std::vector<double> alpha(L, 2.0), beta(L, 2.0);
+        KeyBias bias = KeyBias::perNode(ctx.deviceCount() + 1, alpha, beta, std::vector<double>(ctx.nodes(), 0.8));
+        SearchOutcome out = brkgaEngine(ctx, bias);
+        out.info["policy"] = "test";
+        return out;
+    });
+    s.engine = "test-biased-brkga";
+    s.budget = 200;
+    PlacementResult r = PlacementRun(g, s).run();
+    EXPECT_EQ(r.evaluations, 200);
+    EXPECT_EQ(r.engineInfo["policy"], "test");
+    EXPECT_TRUE(r.engineInfo["biased"].get<bool>());
+}
+
+}  // namespace
+}  // namespace graphopt
