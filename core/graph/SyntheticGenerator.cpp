@@ -253,7 +253,9 @@ private:
     bool batchNorm_;
 };
 
-int64_t roundChannels(double c) { return std::max<int64_t>(8, (static_cast<int64_t>(c) + 4) / 8 * 8); }
+// Channel counts are multiples of 8, at least 8. Integer arithmetic only: floating-point
+// expressions may be contracted (FMA) differently by other compilers and platforms.
+int64_t roundChannels(int64_t c) { return std::max<int64_t>(8, (c + 4) / 8 * 8); }
 
 // ---- families: each builds exactly `budget` nodes of one stage -----------------------------------
 // `downC` > 0: the stage starts by halving H and W and going to downC channels.
@@ -276,7 +278,7 @@ Act chainStage(Builder& b, Act x, int budget, int64_t downC, double bottleneckSh
         const int64_t stride = down ? 2 : 1;
         Act y;
         if (bottleneck) {
-            const int64_t mid = roundChannels(static_cast<double>(width) / 4);
+            const int64_t mid = roundChannels(width / 4);
             y = b.relu(b.convBn(x, mid, 1, 1));
             y = b.relu(b.convBn(y, mid, 3, stride));
             y = b.convBn(y, width, 1, 1);
@@ -325,16 +327,16 @@ Act branchyStage(Builder& b, Act x, int budget, int64_t downC) {
             }
             std::vector<Act> outs;
             for (int i = 0; i < branches; ++i)
-                outs.push_back(b.conv(x, roundChannels(static_cast<double>(width) / branches), 1, 1, true));
+                outs.push_back(b.conv(x, roundChannels(width / branches), 1, 1, true));
             x = b.concat(outs);
             budget -= branches + 1;
             continue;
         }
         std::vector<Act> outs;
         for (int i = 0; i < branches; ++i) {
-            const double share = (0.75 + 0.5 * b.rnd().unit()) / branches;
-            const int64_t c = roundChannels(static_cast<double>(width) * share);
-            const int64_t reduce = roundChannels(static_cast<double>(c) * 0.75);
+            const int64_t permille = 750 + static_cast<int64_t>(b.rnd().below(501));  // 0.75 .. 1.25
+            const int64_t c = roundChannels(width * permille / (1000 * branches));
+            const int64_t reduce = roundChannels(c * 3 / 4);
             Act y;
             switch (kind[i]) {
                 case 0: y = b.relu(b.convBn(x, c, 1, 1)); break;
