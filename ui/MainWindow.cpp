@@ -48,7 +48,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     table_->setSortingEnabled(true);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->verticalHeader()->hide();
-    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->sortByColumn(NodeTableModel::Index, Qt::AscendingOrder);  // file order until the user sorts
     table_->setAlternatingRowColors(true);
     layout->addWidget(summary_);
     layout->addWidget(filter_);
@@ -122,6 +122,7 @@ void MainWindow::onLoadFinished() {
     currentPath_ = out.path;
     model_->setGraph(out.graph);
     table_->resizeColumnsToContents();
+    table_->horizontalHeader()->setSectionResizeMode(NodeTableModel::Name, QHeaderView::Stretch);
     const Graph& g = *out.graph;
     const QLocale loc;
     summary_->setText(tr("<b>%1</b> &mdash; %2 nodes, %3 edges, %4 GFLOP, activations %5, weights %6")

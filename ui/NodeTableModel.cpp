@@ -30,6 +30,7 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
     }
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
+            case Index: return index.row();
             case Name: return QString::fromStdString(n.name);
             case Op: return QString::fromStdString(n.op);
             case OutputShape: return shapes.join(", ");
@@ -38,11 +39,12 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
         }
     } else if (role == Qt::UserRole) {  // raw values, for sorting
         switch (index.column()) {
+            case Index: return index.row();
             case Flops: return n.flops;
             case OutputBytes: return static_cast<qlonglong>(outBytes);
             default: return data(index, Qt::DisplayRole);
         }
-    } else if (role == Qt::TextAlignmentRole && (index.column() == Flops || index.column() == OutputBytes)) {
+    } else if (role == Qt::TextAlignmentRole && (index.column() == Index || index.column() == Flops || index.column() == OutputBytes)) {
         return int(Qt::AlignRight | Qt::AlignVCenter);
     }
     return {};
@@ -51,6 +53,7 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
 QVariant NodeTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
     switch (section) {
+        case Index: return tr("#");
         case Name: return tr("Node");
         case Op: return tr("Op");
         case OutputShape: return tr("Output shape");

@@ -1,4 +1,4 @@
-// The nodes of a Graph as a table: name, op, output shapes, FLOPs, output bytes.
+// The nodes of a Graph as a table: position in the file, name, op, output shapes, FLOPs, output bytes.
 #pragma once
 
 #include <QAbstractTableModel>
@@ -11,7 +11,7 @@ namespace graphopt::ui {
 class NodeTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Name, Op, OutputShape, Flops, OutputBytes, ColumnCount };
+    enum Column { Index, Name, Op, OutputShape, Flops, OutputBytes, ColumnCount };
 
     explicit NodeTableModel(QObject* parent = nullptr);
     void setGraph(std::shared_ptr<const Graph> graph);

@@ -4,6 +4,8 @@
 #include <QCommandLineParser>
 #include <QFileInfo>
 #include <QSettings>
+#include <QTimer>
+#include <cstdio>
 
 #include "MainWindow.h"
 #include "ResourcePaths.h"
@@ -19,6 +21,10 @@ int main(int argc, char** argv) {
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument("file", "Model to open (ONNX, CostGraphDef text, DOT or JSON)");
+    QCommandLineOption screenshot("screenshot",
+                                  "Open the model, save a PNG of the window to <png>, and quit (for docs and checks).",
+                                  "png");
+    parser.addOption(screenshot);
     parser.process(app);
 
     graphopt::ui::MainWindow window;
@@ -27,6 +33,21 @@ int main(int argc, char** argv) {
     if (path.isEmpty()) {
         path = QSettings().value("lastModel").toString();
         if (path.isEmpty() || !QFileInfo::exists(path)) path = graphopt::ui::bundledModelPath("resnet18.onnx");
+    }
+    if (parser.isSet(screenshot)) {
+        const QString png = parser.value(screenshot);
+        QObject::connect(&window, &graphopt::ui::MainWindow::modelLoaded, &window, [&window, png] {
+            // Let layouts settle before grabbing.
+            QTimer::singleShot(300, &window, [&window, png] {
+                const bool ok = window.grab().save(png);
+                std::fprintf(ok ? stdout : stderr, ok ? "saved %s\n" : "could not write %s\n", qPrintable(png));
+                QCoreApplication::exit(ok ? 0 : 1);
+            });
+        });
+        QObject::connect(&window, &graphopt::ui::MainWindow::loadFailed, &window, [](const QString& message) {
+            std::fprintf(stderr, "%s\n", qPrintable(message));
+            QCoreApplication::exit(2);
+        });
     }
     if (!path.isEmpty()) window.openModel(path);
     return app.exec();
