@@ -40,10 +40,16 @@ double SimulatedMeasurer::latency(const TuningTask& t, ConfigIndex config) const
     const double regsPerVector = std::max(1.0, vec / c.lanes);
     const bool depthwise = t.kind == TaskKind::DepthwiseConv2d;
     const double rows = depthwise ? 1.0 : (p.unrollC ? static_cast<double>(t.isConv() ? p.tileC : p.tileH) : 1.0);
-    const double accumulators = rows * regsPerVector;
+    double accumulators = rows * regsPerVector;
+    // Order 0 with unrolled channels and a small tile: the template unrolls the whole tile, whose
+    // accumulators then live in registers (see HalideKernel.cpp); other order-0 kernels keep
+    // them in memory.
+    const double registerTile = static_cast<double>(p.tileC * p.tileH) * std::ceil(static_cast<double>(p.tileW) / vec);
+    const bool registerTiled = t.kind == TaskKind::Conv2d && p.order == 0 && p.unrollC && registerTile <= 24;
+    if (registerTiled) accumulators = registerTile * regsPerVector;
     eff *= std::min(1.0, accumulators / (c.fmaPorts * c.fmaLatency));
     if (accumulators > c.vectorRegisters - 2) eff *= 0.6;
-    if (t.kind == TaskKind::Conv2d && p.order == 0) eff *= 0.55;
+    if (t.kind == TaskKind::Conv2d && p.order == 0 && !registerTiled) eff *= 0.55;
     if (p.unrollK) eff *= 1.08;
 
     // The tile's working set against the caches.

@@ -8,7 +8,9 @@
 //    width is not a multiple of vec;
 //  - latency hiding: independent accumulators (unrolled channels/rows x vector registers per
 //    vector) against FMA ports x FMA latency; too many for the register file spills (x0.6);
-//    order 0 (tile loops inside the reduction) keeps accumulators in memory (x0.55);
+//    order 0 (tile loops inside the reduction) keeps accumulators in memory (x0.55) unless the
+//    channels are unrolled and the tile has at most 24 vector accumulators (then all of them
+//    count as independent accumulators in registers);
 //  - the tile's working set (input window, weights, outputs) against L1 / L2 / L3;
 //  - parallel: tiles spread over the cores (load imbalance counted), else one core;
 //  - a fixed cost per tile (loop and allocation overhead) and per padding choice (inline

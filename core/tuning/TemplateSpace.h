@@ -11,8 +11,10 @@
 //   tile_ci  reduction channels        vec      1,4,8,16 lanes     vec
 //   vec      1,4,8,16 lanes            unroll_k kernel window      unroll_m rows of the tile
 //   unroll_co, unroll_kw  0/1          parallel 0/1                parallel 0/1
-//   order    0: the tile's loops inside the reduction loops (each weight sweeps the tile),
-//            1: the reduction loops inside the tile's rows and columns (register blocking)
+//   order    0: the tile's loops inside the reduction loops (each weight sweeps the tile); with
+//               unroll_co and at most 24 vector accumulators the tile is unrolled whole, so
+//               its accumulators stay in registers (register blocking),
+//            1: the reduction loops inside the tile's rows and columns
 //   parallel 0/1: outer tile loops run on all cores
 //   pad_at   0 inline, 1 per tile, 2 whole padded input first (where the zero-padded input is made)
 #pragma once

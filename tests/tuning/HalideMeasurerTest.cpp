@@ -72,7 +72,18 @@ TEST(HalideMeasurer, EveryKnobValueOfTheConvTemplatesIsCorrect) {
     conv.dilationW = 2;
     conv.padRight = 2;
     conv.validate();
-    expectAllCorrect(m, conv, coveringSample(templateSpace(conv), 1));
+    const KnobSpace convSpace = templateSpace(conv);
+    expectAllCorrect(m, conv, coveringSample(convSpace, 1));
+    // Register-tiled kernels (order 0, channels unrolled, a tile small enough to unroll whole).
+    std::vector<ConfigIndex> registerTiled;
+    Rng rng(9);
+    while (registerTiled.size() < 4) {
+        const ConfigIndex c = convSpace.random(rng);
+        const ScheduleParams p = decodeSchedule(conv, convSpace, c);
+        if (p.order == 0 && p.unrollC && p.tileH > 1 && p.tileC * p.tileH * ((p.tileW + p.vec - 1) / p.vec) <= 24)
+            registerTiled.push_back(c);
+    }
+    expectAllCorrect(m, conv, registerTiled);
     // Depthwise with channel multiplier 2.
     const TuningTask dw = makeConv2d(1, 4, 8, 8, 8, 3, 1, 1, 4);
     ASSERT_EQ(dw.kind, TaskKind::DepthwiseConv2d);
@@ -97,7 +108,7 @@ TEST(HalideMeasurer, SurvivesAWorkerThatCrashes) {
 
 TEST(HalideMeasurer, SurvivesAKernelThatExceedsTheTimeout) {
     HalideMeasurerOptions o = fastOptions();
-    o.timeoutS = 2.0;  // generous for these tiny kernels, short for a test
+    o.timeoutS = 3.0;  // generous for these tiny kernels (JIT warm-up is not counted), short for a test
     o.testHooks[1] = "hang";
     HalideMeasurer m(o);
     const TuningTask t = makeDense(2, 8, 4);

@@ -57,6 +57,13 @@ void schedulePadded(Func& padded, Func& out, const Var& tileLoop, const Schedule
     }
 }
 
+// Vector accumulators of a conv output tile; up to kMaxRegisterTile of them are kept in registers
+// (AVX-512 has 32 vector registers; some hold inputs and weights).
+constexpr int64_t kMaxRegisterTile = 24;
+int64_t registerTile(const ScheduleParams& p) {
+    return p.tileC * p.tileH * ((p.tileW + p.vec - 1) / p.vec);
+}
+
 void buildConv(HalideKernel::Impl& k, const ScheduleParams& p) {
     const TuningTask& t = k.task;
     const int W = i32(t.inW), H = i32(t.inH), C = i32(t.inC), N = i32(t.batch);
@@ -125,6 +132,12 @@ void buildConv(HalideKernel::Impl& k, const ScheduleParams& p) {
         u.reorder(order);
         if (p.vec > 1) u.vectorize(xv);
         if (p.unrollC) u.unroll(c);
+        // Order 0 with the channels unrolled: when the whole tile fits the register file, unroll its
+        // rows and column vectors too, so the accumulators stay in registers across the reduction.
+        if (p.order == 0 && p.unrollC && registerTile(p) <= kMaxRegisterTile) {
+            if (p.tileW > p.vec) u.unroll(x);
+            if (p.tileH > 1) u.unroll(y);
+        }
         if (p.unrollK) u.unroll(r.x);
     }
     std::vector<Var> pargs = padded.args();

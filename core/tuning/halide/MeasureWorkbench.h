@@ -4,7 +4,8 @@
 //
 // Requests (one JSON object per line):
 //   {"op": "ping"}
-//   {"op": "prepare", "task": {...}}            make the task's data and reference output
+//   {"op": "prepare", "task": {...}}            make the task's data and reference output (and,
+//                                               first time, warm up Halide's JIT runtime)
 //   {"op": "measure", "task": {...}, "config": N, "min_time_s": 0.05, "max_repeats": 1000,
 //    "check": true, "hook": ""}
 // Replies: {"ok": true, ...} or {"ok": false, "error": "..."}. A measure reply carries
@@ -38,6 +39,7 @@ private:
     nlohmann::json measure(const nlohmann::json& request);
 
     bool allowTestHooks_;
+    bool warmedUp_ = false;
     std::string cachedKey_;  // one task's data kept: tuning goes task by task
     TaskData cached_;
 };
