@@ -1,6 +1,6 @@
 // graphopt place MODEL --objective runtime|memory --devices PRESET_OR_FILE --engine NAME
 //                      --budget EVALS --seed S [--threads T] [--json] [--schedule] [--no-weights]
-//                      [--no-store]
+//                      [--no-store] [--db PATH]
 // Runs a PlacementRun (core/placement) and prints the final running time, peak memory (per device
 // too), evaluations and wall time; --json prints the result object instead.
 #include <iomanip>
@@ -11,6 +11,8 @@
 
 #include "Args.h"
 #include "Commands.h"
+#include "RunRecording.h"
+#include "StoreOptions.h"
 #include "graph/Loaders.h"
 #include "placement/PlacementEngines.h"
 #include "placement/PlacementRun.h"
@@ -45,8 +47,8 @@ std::string secondsText(double s) {
 int cmdPlace(const ArgList& argv) {
     Args args(argv,
               {"objective", "devices", "engine", "budget", "seed", "threads", "population", "elite-fraction",
-               "mutant-fraction", "rho-e"},
-              {"json", "schedule", "no-weights", "no-store"});
+               "mutant-fraction", "rho-e", kDbFlag},
+              {"json", "schedule", "no-weights", kNoStoreFlag});
     const std::string path = args.onePositional("MODEL");
     RunSpec spec;
     spec.kind = "placement";
@@ -61,16 +63,22 @@ int cmdPlace(const ArgList& argv) {
     if (args.has("mutant-fraction")) spec.params["mutant_fraction"] = args.getDouble("mutant-fraction", 0.1, 0, 1);
     if (args.has("rho-e")) spec.params["rho_e"] = args.getDouble("rho-e", 0.7, 0, 1);
     if (args.has("no-weights")) spec.params["count_weights"] = false;
-    // --no-store is accepted now; the run store hooks `place` up later and honours it there.
 
     DeviceModel devices = DeviceModel::load(spec.devices);  // fail on a bad preset before loading
     const Graph g = loadGraph(path);
-    PlacementRun run(g, spec, devices);
-    const PlacementResult r = run.run();
+    // Recorded in the run store (--db PATH, default in the XDG data folder) unless --no-store;
+    // Ctrl-C cancels the run and stores its best result so far.
+    RunRecording recording(args, spec, g, path);
+    const PlacementResult r = recording.guard([&] {
+        PlacementRun run(g, spec, devices, recording.callback(), recording.cancellationToken());
+        return run.run();
+    });
+    recording.finished(r.toJson(), r.cancelled);
 
     if (args.has("json")) {
         nlohmann::json j = r.toJson(args.has("schedule"));
         j["model"] = path;
+        if (recording.runId()) j["run_id"] = *recording.runId();
         std::cout << j.dump(2) << "\n";
         return 0;
     }
@@ -94,6 +102,8 @@ int cmdPlace(const ArgList& argv) {
               << "\n";
     std::cout << "evaluations:  " << r.evaluations << "\n";
     std::cout << "wall time:    " << secondsText(r.wallS) << (r.cancelled ? " (cancelled)" : "") << "\n";
+    if (recording.runId())
+        std::cout << "recorded:     run " << *recording.runId() << " in " << recording.databasePath() << "\n";
     return 0;
 }
 

@@ -29,7 +29,8 @@ const Command kCommands[] = {
     {"place", cmdPlace,
      "place MODEL [--objective runtime|memory] [--devices 2xgpu-pcie|4xgpu-nvlink|cpu+gpu|FILE]\n"
      "       [--engine brkga|random|local|list|dfs|postorder|xla-best|heft|single|exhaustive]\n"
-     "       [--budget EVALS] [--seed S] [--threads T] [--json] [--schedule] [--no-weights] [--no-store]"},
+     "       [--budget EVALS] [--seed S] [--threads T] [--json] [--schedule] [--no-weights]\n"
+     "       [--no-store] [--db PATH]"},
     {"tasks", cmdTasks, "tasks MODEL [--json]                      tuning tasks: conv2d/dense shapes, FLOPs, uses"},
     {"tune", cmdTune,
      "tune MODEL --task K|--all [--tuner random|grid|ga] [--measurer halide|sim] [--trials N] [--seed S]\n"
