@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "graph/GraphError.h"
+#include "graph/LoaderText.h"
 #include "graph/Loaders.h"
 #include "graph/cost_graph.pb.h"
 
@@ -83,10 +84,10 @@ std::string nodeLabel(const tf::CostGraphDef::Node& n) {
     return "node '" + n.name() + "' (id " + std::to_string(n.id()) + ")";
 }
 
-}  // namespace
-
-Graph loadCostGraphText(const std::string& path) {
+// The loader proper; loadCostGraphText() below makes its error messages printable.
+Graph loadCostGraph(const std::string& path) {
     const std::string text = readFileForLoader(path);
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw GraphError(path + ": the file is empty");
     if (text.find('\0') != std::string::npos)
         throw GraphError(path + ": binary data, not a CostGraphDef in protobuf text format");
     checkBraceDepth(text, path);
@@ -214,6 +215,12 @@ Graph loadCostGraphText(const std::string& path) {
 
     finalizeLoadedGraph(g, path);
     return g;
+}
+
+}  // namespace
+
+Graph loadCostGraphText(const std::string& path) {
+    return withPrintableErrors(path, [&] { return loadCostGraph(path); });
 }
 
 }  // namespace graphopt

@@ -16,6 +16,7 @@
 
 #include "graph/GraphError.h"
 #include "graph/GraphvizLock.h"
+#include "graph/LoaderText.h"
 #include "graph/Loaders.h"
 
 namespace graphopt {
@@ -134,10 +135,10 @@ struct CloseGraph {
     void operator()(Agraph_t* g) const { agclose(g); }
 };
 
-}  // namespace
-
-Graph loadDot(const std::string& path) {
+// The loader proper; loadDot() below makes its error messages printable.
+Graph loadDotFile(const std::string& path) {
     const std::string text = readFileForLoader(path);
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw GraphError(path + ": the file is empty");
     if (text.find('\0') != std::string::npos) throw GraphError(path + ": binary data, not a Graphviz DOT file");
 
     Graph g;
@@ -225,6 +226,12 @@ Graph loadDot(const std::string& path) {
     }  // cgraph's graph is closed here, before the lock is released
     finalizeLoadedGraph(g, path);
     return g;
+}
+
+}  // namespace
+
+Graph loadDot(const std::string& path) {
+    return withPrintableErrors(path, [&] { return loadDotFile(path); });
 }
 
 }  // namespace graphopt

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "graph/GraphError.h"
+#include "graph/LoaderText.h"
 #include "graph/Loaders.h"
 
 namespace graphopt {
@@ -276,8 +277,12 @@ void saveJson(const Graph& g, const std::string& path) {
     }
 }
 
-Graph loadJson(const std::string& path) {
+namespace {
+
+// The loader proper; loadJson() below makes its error messages printable.
+Graph loadJsonFile(const std::string& path) {
     const std::string text = readFileForLoader(path);
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw GraphError(path + ": the file is empty");
     checkNesting(text, path);
     Json root;
     try {
@@ -408,6 +413,12 @@ Graph loadJson(const std::string& path) {
         throw GraphError(path + ": " + e.what());
     }
     return g;
+}
+
+}  // namespace
+
+Graph loadJson(const std::string& path) {
+    return withPrintableErrors(path, [&] { return loadJsonFile(path); });
 }
 
 }  // namespace graphopt

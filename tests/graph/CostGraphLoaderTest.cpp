@@ -187,7 +187,9 @@ TEST(CostGraphLoader, ParseErrorsGiveLineAndColumnWithoutStderr) {
     e = errorFor(dir, "node { name: \"a\"");  // truncated
     EXPECT_EQ(e.rfind(path + ": line 1 col ", 0), 0u) << e;
 
-    e = errorFor(dir, "");
+    e = errorFor(dir, " \n\t\n");
+    EXPECT_EQ(e, path + ": the file is empty");
+    e = errorFor(dir, "# only a comment\n");
     EXPECT_EQ(e, path + ": no nodes (empty file, or not a CostGraphDef)");
 
     e = errorFor(dir, std::string("node {\0\x01\x02}", 11));

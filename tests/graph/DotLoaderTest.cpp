@@ -105,7 +105,15 @@ TEST(DotLoader, ErrorsNameTheFile) {
     EXPECT_NE(e.find("undirected"), std::string::npos) << e;
 
     e = errorFor(dir, "");
-    EXPECT_EQ(e.rfind(path + ": ", 0), 0u) << e;
+    EXPECT_EQ(e, path + ": the file is empty");
+    e = errorFor(dir, "/* no graph */");
+    EXPECT_EQ(e, path + ": no graph found (not a DOT file)");
+
+    // Names and parser messages quote the file; control bytes and broken UTF-8 are escaped.
+    e = errorFor(dir, "digraph { \"a\x1b[31m\xff\" [bytes=x] }");
+    EXPECT_EQ(e, path + ": node 'a\\x1b[31m\\xff': attribute bytes=\"x\" is not a non-negative integer");
+    e = errorFor(dir, "digraph { a -> \x01 }");
+    EXPECT_EQ(e, path + ": DOT syntax error in line 1 near '\\x01'");
 
     e = errorFor(dir, "digraph {}");
     EXPECT_EQ(e, path + ": the DOT graph has no nodes");

@@ -242,7 +242,12 @@ TEST(JsonFormat, MalformedNestedOrHugeJson) {
     e = jsonError(dir, kHead + R"("tensors": [)");
     EXPECT_EQ(e.rfind(path + ": not valid JSON: ", 0), 0u) << e;
     e = jsonError(dir, "");
+    EXPECT_EQ(e, path + ": the file is empty");
+    e = jsonError(dir, "{\"format\": \"\xc3\x28\x1b\"}");
+    // nlohmann refuses broken UTF-8 and quotes the bytes it read: escaped in the message.
     EXPECT_EQ(e.rfind(path + ": not valid JSON: ", 0), 0u) << e;
+    EXPECT_NE(e.find("ill-formed UTF-8"), std::string::npos) << e;
+    EXPECT_NE(e.find("\\xc3("), std::string::npos) << e;
     e = jsonError(dir, std::string("\x89PNG\r\n\x1a\n\0\0", 10));
     EXPECT_EQ(e.rfind(path + ": not valid JSON: ", 0), 0u) << e;
     // Strings that contain brackets do not count as nesting.
