@@ -14,7 +14,21 @@ namespace graphopt {
 namespace fs = std::filesystem;
 
 void throwLoadError(const std::string& path, const std::string& reason) {
-    throw GraphError(path + ": " + reason);
+    // Names in a damaged file can hold control bytes; show them escaped so the message stays one
+    // readable line.
+    std::string clean;
+    clean.reserve(reason.size());
+    for (unsigned char c : reason) {
+        if (c < 0x20 || c == 0x7f) {
+            static const char* hex = "0123456789abcdef";
+            clean += "\\x";
+            clean += hex[c >> 4];
+            clean += hex[c & 15];
+        } else {
+            clean += static_cast<char>(c);
+        }
+    }
+    throw GraphError(path + ": " + clean);
 }
 
 namespace {

@@ -59,7 +59,7 @@ TEST(Cli, InfoPlainText) {
 
 TEST(Cli, ErrorsAreOneLineAndExitTwo) {
     const std::string missing = "/nonexistent/model.onnx";
-    for (const std::string& args : {"info " + missing, "info", "info " + kResnet + " --bogus", "frobnicate",
+    for (const std::string& args : std::vector<std::string>{"info " + missing, "info", "info " + kResnet + " --bogus", "frobnicate",
                                     "generate --family chain --nodes 5 --out /tmp/x.json",
                                     "generate --family tree --nodes 50 --out /tmp/x.json", "generate --nodes 50"}) {
         SCOPED_TRACE(args);
