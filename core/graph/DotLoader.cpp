@@ -23,16 +23,33 @@ namespace graphopt {
 
 namespace {
 
-// cgraph reports through agerr(); collect the messages instead of letting them reach stderr.
-// Only touched with graphvizMutex() held.
-std::string& cgraphMessages() {
-    static std::string s;
-    return s;
+// cgraph reports through agerr(); collect the messages instead of letting them reach stderr. They
+// arrive in pieces: "Error" or "Warning", ": ", then the text. The first error is kept whole
+// however many warnings came before it. Only touched with graphvizMutex() held.
+struct CgraphLog {
+    std::string text;        // everything, capped
+    std::string firstError;  // "Error: ..." up to its end of line
+    bool sawError = false;
+    bool inFirstError = false;
+
+    void clear() { *this = CgraphLog(); }
+};
+
+CgraphLog& cgraphLog() {
+    static CgraphLog log;
+    return log;
 }
 
 int collectCgraphMessage(char* message) {
-    std::string& all = cgraphMessages();
-    if (all.size() < 4096) all += message ? message : "";
+    CgraphLog& log = cgraphLog();
+    const std::string piece = message ? message : "";
+    if (piece.rfind("Error", 0) == 0 && !log.sawError) log.inFirstError = true;
+    if (piece.rfind("Error", 0) == 0) log.sawError = true;
+    if (log.inFirstError) {
+        log.firstError += piece;
+        if (piece.find('\n') != std::string::npos || log.firstError.size() > 1000) log.inFirstError = false;
+    }
+    if (log.text.size() < 4096) log.text += piece;
     return 0;
 }
 
@@ -89,32 +106,15 @@ bool truthy(const std::string& s) {
     return t == "true" || t == "1" || t == "yes";
 }
 
-// cgraph's messages arrive as "Error: <unknown>: syntax error in line 3 near '->'" lines, warnings
-// mixed in: report the first error line, without the prefix and the stand-in file name.
-std::string parseFailure(const std::string& messages) {
-    std::vector<std::string> lines;
-    size_t start = 0;
-    while (start < messages.size()) {
-        size_t end = messages.find('\n', start);
-        if (end == std::string::npos) end = messages.size();
-        std::string line = trim(messages.substr(start, end - start));
-        if (!line.empty()) lines.push_back(line);
-        start = end + 1;
-    }
-    std::string pick;
-    for (const auto& l : lines)
-        if (l.rfind("Error", 0) == 0) {
-            pick = l;
-            break;
-        }
-    if (pick.empty() && !lines.empty()) pick = lines.front();
+// The message of a failed read: the first error (else the first line, else a generic text),
+// without the "Error: " prefix and the stand-in file name cgraph uses for memory input.
+std::string parseFailure(const CgraphLog& log) {
+    std::string pick = log.sawError ? log.firstError : log.text;
+    if (auto nl = pick.find('\n'); nl != std::string::npos) pick.resize(nl);
+    pick = trim(pick);
     for (const char* junk : {"Error: ", "Error:", "Warning: ", "<unknown>: ", "(null): "})
         if (pick.rfind(junk, 0) == 0) pick = trim(pick.substr(std::string(junk).size()));
     return pick.empty() ? std::string("no graph found (not a DOT file)") : "DOT " + pick;
-}
-
-bool hasErrorLine(const std::string& messages) {
-    return messages.rfind("Error", 0) == 0 || messages.find("\nError") != std::string::npos;
 }
 
 // After a parse that stopped early cgraph's lexer can keep the rest of the old input, and the next
@@ -122,13 +122,13 @@ bool hasErrorLine(const std::string& messages) {
 // whenever a read yields no graph); a clean read proves the parser is usable again.
 void resetCgraphParser() {
     for (int attempt = 0; attempt < 4; ++attempt) {
-        cgraphMessages().clear();
+        cgraphLog().clear();
         Agraph_t* probe = agmemread("digraph{}");
-        const bool clean = probe && !hasErrorLine(cgraphMessages());
+        const bool clean = probe && !cgraphLog().sawError;
         if (probe) agclose(probe);
         if (clean) break;
     }
-    cgraphMessages().clear();
+    cgraphLog().clear();
 }
 
 struct CloseGraph {
@@ -144,13 +144,13 @@ Graph loadDotFile(const std::string& path) {
     Graph g;
     {
         std::lock_guard<std::mutex> lock(graphvizMutex());
-        cgraphMessages().clear();
+        cgraphLog().clear();
         agusererrf previous = agseterrf(collectCgraphMessage);
         agreseterrors();
         std::unique_ptr<Agraph_t, CloseGraph> dot(agmemread(text.c_str()));
         // cgraph may return a partial graph after an error (e.g. its parser stack overflowing).
-        if (!dot || hasErrorLine(cgraphMessages())) {
-            const std::string why = parseFailure(cgraphMessages());
+        if (!dot || cgraphLog().sawError) {
+            const std::string why = parseFailure(cgraphLog());
             dot.reset();
             resetCgraphParser();
             agseterrf(previous);

@@ -134,6 +134,12 @@ TEST(DotLoader, ErrorsNameTheFile) {
     e = errorFor(dir, "digraph {" + std::string(50000, '{') + "a" + std::string(50000, '}') + "}");
     EXPECT_EQ(e.rfind(path + ": DOT memory exhausted", 0), 0u) << e;
 
+    // An error after thousands of warnings is still seen and reported.
+    std::string noisy = "digraph {";
+    for (int i = 0; i < 2000; ++i) noisy += " 1n" + std::to_string(i);  // "badly delimited number" warnings
+    e = errorFor(dir, noisy + " -> -> }");
+    EXPECT_NE(e.find(": DOT syntax error in line 1 near '->'"), std::string::npos) << e.substr(0, 300);
+
     // Warnings alone do not stop loading, and stay off stderr.
     testing::internal::CaptureStderr();
     e = errorFor(dir, "digraph { 1a -> b }");  // "badly delimited number": nodes 1, a and b
