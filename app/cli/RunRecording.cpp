@@ -16,7 +16,17 @@ namespace {
 CancellationToken gSignalToken;
 static_assert(std::atomic<bool>::is_always_lock_free);
 
-extern "C" void cancelOnSignal(int) { gSignalToken.cancel(); }
+// The first Ctrl-C asks the run to stop (it stores its best so far); a second one, for a run that
+// does not stop quickly enough, ends the process the default way (the run is then found
+// `interrupted` at the next open). signal() and raise() are async-signal-safe.
+extern "C" void cancelOnSignal(int sig) {
+    if (gSignalToken.isCancelled()) {
+        std::signal(sig, SIG_DFL);
+        std::raise(sig);
+        return;
+    }
+    gSignalToken.cancel();
+}
 
 }  // namespace
 

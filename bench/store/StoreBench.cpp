@@ -2,7 +2,8 @@
 //  - one transaction per event (what a naive recorder would do),
 //  - batches of 10 / 100 / 1000 events per transaction (what RunRecorder's writer does),
 //  - RunRecorder end to end (record() on the engine thread, writes on its writer thread),
-//  - RunRecorder::record() alone: the cost the engine thread pays per event.
+//  - RunRecorder::record() alone: the cost the engine thread pays per event,
+//  - opening an existing database (the read-only integrity probe grows with the file).
 // Each benchmark writes into a fresh database in a temporary folder; figures are wall-clock
 // (UseRealTime), since commits wait on I/O rather than the CPU.
 #include <filesystem>
@@ -101,6 +102,22 @@ void BM_RecorderRecordCall(benchmark::State& state) {
     rec.finish({});
 }
 BENCHMARK(BM_RecorderRecordCall)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// Opening checks the whole file first (header, read-only PRAGMA quick_check): this is what that
+// costs as the database grows (each event here is about 1 KB with its population costs).
+void BM_OpenExistingStore(benchmark::State& state) {
+    ScratchDatabase scratch;
+    {
+        RunStore store(scratch.path());
+        int64_t run = store.beginRun(benchSpec(), std::nullopt);
+        std::vector<ProgressEvent> batch(1000, benchEvent(1));
+        for (int64_t n = 0; n < state.range(0); n += 1000) store.appendEvents(run, batch);
+        store.endRun(run, RunStatus::Finished);
+    }
+    for (auto _ : state) RunStore store(scratch.path());
+    state.counters["MB"] = double(std::filesystem::file_size(scratch.path())) / 1e6;
+}
+BENCHMARK(BM_OpenExistingStore)->Arg(1000)->Arg(100000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 
