@@ -103,7 +103,12 @@ Graph loadCostGraph(const std::string& path) {
     }
     if (def.node_size() == 0) throw GraphError(path + ": no nodes (empty file, or not a CostGraphDef)");
 
-    // Ids are the `id` field, not positions in the file.
+    // Ids are the `id` field, not positions in the file. A file that gives no ids at all (hand
+    // written) numbers its nodes 0, 1, 2, ... in file order.
+    bool anyId = false;
+    for (const auto& n : def.node()) anyId = anyId || n.has_id();
+    if (!anyId)
+        for (int i = 0; i < def.node_size(); ++i) def.mutable_node(i)->set_id(i);
     std::map<int, int> indexOfId;
     for (int i = 0; i < def.node_size(); ++i) {
         const auto& n = def.node(i);

@@ -263,7 +263,7 @@ int64_t roundChannels(int64_t c) { return std::max<int64_t>(8, (c + 4) / 8 * 8);
 // ResNet: residual blocks (basic: conv-bn-relu-conv-bn-add-relu; bottleneck: 1x1-3x3-1x1), the
 // first block of a downsampling stage with a strided projection on the skip path.
 Act chainStage(Builder& b, Act x, int budget, int64_t downC, double bottleneckShare) {
-    int64_t width = downC > 0 ? downC : x.channels();
+    const int64_t width = downC > 0 ? downC : x.channels();
     bool first = true;
     while (budget > 0) {
         const bool down = first && downC > 0;

@@ -201,6 +201,21 @@ TEST(CostGraphLoader, ParseErrorsGiveLineAndColumnWithoutStderr) {
     EXPECT_NE(e.find("nested more than 64 levels"), std::string::npos) << e;
 }
 
+TEST(CostGraphLoader, FileWithoutIdsNumbersNodesInOrder) {
+    TempDir dir;
+    const std::string path = dir.file("noids.pbtxt");
+    writeBytes(path,
+               "node { name: \"a\" output_info { size: 4 } }\n"
+               "node { name: \"b\" input_info { preceding_node: 0 } output_info { size: 8 } }\n");
+    const Graph g = loadCostGraphText(path);
+    ASSERT_EQ(g.nodeCount(), 2u);
+    ASSERT_EQ(g.nodes()[1].inputs.size(), 1u);
+    EXPECT_EQ(g.tensors()[g.nodes()[1].inputs[0]].name, "a:0");
+    // As soon as one node has an id, all ids count: two nodes without one share id 0.
+    writeBytes(path, "node { name: \"a\" } node { name: \"b\" } node { name: \"c\" id: 5 }\n");
+    EXPECT_THROW(loadCostGraphText(path), GraphError);
+}
+
 TEST(CostGraphLoader, MissingFileAndDirectory) {
     TempDir dir;
     const std::string missing = dir.file("nope.pbtxt");
