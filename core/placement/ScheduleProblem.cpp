@@ -120,6 +120,7 @@ ScheduleProblem::ScheduleProblem(const Graph& g, const DeviceModel& m, ScheduleO
             if (a != b) {
                 linkLatency[a * d + b] = m.link(a, b).latencyS;
                 linkInvBandwidth[a * d + b] = 1.0 / m.link(a, b).bandwidth;
+                offDiagonalLinks.push_back(a * d + b);
             }
     capacity.resize(d);
     for (int k = 0; k < d; ++k) capacity[k] = m.devices[k].memoryBytes;

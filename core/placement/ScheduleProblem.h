@@ -56,6 +56,7 @@ struct ScheduleProblem {
     int64_t outputBytesTotal = 0;              // graph outputs produced by nodes
 
     std::vector<double> linkLatency, linkInvBandwidth;  // d*d
+    std::vector<int> offDiagonalLinks;                   // a*d+b for a != b
     std::vector<int64_t> capacity;                      // d
 
     int edgesTotal() const { return static_cast<int>(consNodes.size() + ctrlSucc.size()); }

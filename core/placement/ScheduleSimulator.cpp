@@ -8,8 +8,7 @@ namespace graphopt {
 
 namespace {
 
-constexpr uint64_t kFinish = 0, kArrival = 1, kTransferStart = 2;
-constexpr int kKindShift = 40;
+constexpr int kFinish = 0, kArrival = 1;
 
 // Ready-queue entry: priority (as float bits, monotonic for non-negative floats) above the
 // complemented node id, so a plain max-heap on the integer gives highest priority, then lowest id.
@@ -30,13 +29,16 @@ ScheduleSimulator::ScheduleSimulator(std::shared_ptr<const ScheduleProblem> prob
     remaining_.resize(n);
     count_.resize(nt * d);
     pending_.resize(nt * d);
-    end_.resize(n);
     linkFree_.resize(d * d);
     ready_.resize(std::max<size_t>(1, n * d));
     readySize_.resize(d);
-    busy_.resize(d);
-    // Every op finishes once; every (tensor, device) pair is sent at most once (start + arrival).
-    events_.resize(n + 2 * nt * d + 1);
+    runNode_.resize(d);
+    runEnd_.resize(d);
+    // Every (tensor, device) pair is sent at most once.
+    transfers_.resize(nt * d + 1);
+    startingNow_.resize(nt * d + 1);
+    linkArrive_.resize(d * d);
+    linkTail_.resize(d * d);
     level_.resize(d);
     peak_.resize(d);
     weightMark_.resize(d);
@@ -79,7 +81,6 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
     int* pending = pending_.data();
     int64_t* level = level_.data();
     int64_t* peak = peak_.data();
-    Event* ev = events_.data();
     const int* consStart = P.consStart.data();
     const int* consNodes = P.consNodes.data();
 
@@ -147,9 +148,16 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
 
     std::memcpy(remaining, P.initialRemaining.data(), sizeof(int) * n);
     std::fill(readySize_.begin(), readySize_.end(), 0);
-    std::fill(busy_.begin(), busy_.end(), 0);
     std::fill(linkFree_.begin(), linkFree_.end(), 0.0);
-    int ne = 0;
+    std::fill(runNode_.begin(), runNode_.end(), -1);
+    std::fill(linkArrive_.begin(), linkArrive_.end(), -1);
+    std::fill(linkTail_.begin(), linkTail_.end(), -1);
+    int* runNode = runNode_.data();
+    double* runEnd = runEnd_.data();
+    int* linkArrive = linkArrive_.data();
+    int* linkTail = linkTail_.data();
+    Transfer* xf = transfers_.data();
+    int nx = 0;
 
     auto pushReady = [&](int v) {
         const int k = dev[v];
@@ -181,65 +189,72 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
         h[i] = last;
         return readyNode(top);
     };
-    auto before = [](const Event& a, const Event& b) { return a.time < b.time || (a.time == b.time && a.code < b.code); };
-    auto pushEvent = [&](double time, uint64_t code) {
-        const Event e{time, code};
-        int i = ne++;
-        while (i > 0) {
-            int parent = (i - 1) >> 1;
-            if (!before(e, ev[parent])) break;
-            ev[i] = ev[parent];
-            i = parent;
-        }
-        ev[i] = e;
-    };
-    auto popEvent = [&]() {
-        const Event top = ev[0];
-        const Event last = ev[--ne];
-        int i = 0;
-        for (;;) {
-            int c = 2 * i + 1;
-            if (c >= ne) break;
-            if (c + 1 < ne && before(ev[c + 1], ev[c])) ++c;
-            if (!before(ev[c], last)) break;
-            ev[i] = ev[c];
-            i = c;
-        }
-        ev[i] = last;
-        return top;
-    };
 
     int started = 0;
     double makespan = 0;
+    // Transfer starts at the current time: their copies are allocated after every free at that
+    // time, just before the ops start (frees before allocations at equal times).
+    int nStarting = 0;
+    int* starting = startingNow_.data();
+
+    // The next event: the least of the ops running (at most one per device) and the head of each
+    // link's FIFO queue (arrival times only grow along a link). Ties: op ends before arrivals, then
+    // lower node id / (tensor, device) id. No event heap is needed.
+    double bt = 0;
+    int bkind = -1;  // -1 none, 0 op end, 1 arrival
+    int64_t bid = 0;
+    int bwhere = -1;
+    auto consider = [&](double t, int kind, int64_t id, int where) {
+        if (bkind < 0 || t < bt || (t == bt && (kind < bkind || (kind == bkind && id < bid))))
+            bt = t, bkind = kind, bid = id, bwhere = where;
+    };
     auto dispatch = [&](double now) {
+        for (int i = 0; i < nStarting; ++i) {
+            const Transfer& x = xf[starting[i]];
+            alloc(int(x.id % d), P.tensorBytes[int(x.id / d)], now);
+        }
+        nStarting = 0;
         for (int k = 0; k < d; ++k) {
-            if (busy_[k] || readySize_[k] == 0) continue;
+            if (runNode[k] >= 0 || readySize_[k] == 0) continue;
             const int v = popReady(k);
-            busy_[k] = 1;
+            runNode[k] = v;
             ++started;
             alloc(k, P.outBytes[v] + P.tempBytes[v], now);
             const double end = now + P.opCost[size_t(v) * d + k];
+            runEnd[k] = end;
+            consider(end, kFinish, v, k);
             if constexpr (Record) {
                 detail->ops[v] = {v, k, now, end};
                 detail->order.push_back(v);
             }
-            pushEvent(end, (kFinish << kKindShift) | uint64_t(v));
         }
     };
 
     for (int v = 0; v < n; ++v)
         if (remaining[v] == 0) pushReady(v);
-    dispatch(0.0);
 
-    while (ne > 0) {
-        const Event e = popEvent();
-        const double now = e.time;
-        const uint64_t kind = e.code >> kKindShift;
-        const int id = int(e.code & ((uint64_t(1) << kKindShift) - 1));
-        if (kind == kFinish) {
-            const int v = id, k = dev[v];
-            busy_[k] = 0;
-            end_[v] = now;
+    const int* offLinks = P.offDiagonalLinks.data();
+    const int nLinks = static_cast<int>(P.offDiagonalLinks.size());
+    double now = 0;
+    bool dispatchDue = true;
+    for (;;) {
+        bkind = -1;
+        for (int k = 0; k < d; ++k)
+            if (runNode[k] >= 0) consider(runEnd[k], kFinish, runNode[k], k);
+        for (int i = 0; i < nLinks; ++i) {
+            const int l = offLinks[i];
+            if (linkArrive[l] >= 0) consider(xf[linkArrive[l]].end, kArrival, xf[linkArrive[l]].id, l);
+        }
+        if (dispatchDue && (bkind < 0 || bt > now)) {
+            dispatch(now);  // merges the ops it starts into the choice of the next event
+            dispatchDue = false;
+        }
+        if (bkind < 0) break;
+        now = bt;
+        dispatchDue = true;
+        if (bkind == kFinish) {
+            const int k = bwhere, v = runNode[k];
+            runNode[k] = -1;
             if (now > makespan) makespan = now;
             release(k, P.tempBytes[v], now);
             for (int i = P.inStart[v]; i < P.inStart[v + 1]; ++i) {
@@ -255,16 +270,22 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
                     const int c = consNodes[j];
                     if (dev[c] == k && --remaining[c] == 0) pushReady(c);
                 }
+                const int* ct = count + t * d;
                 for (int k2 = 0; k2 < d; ++k2) {
-                    if (k2 == k || count[t * d + k2] == 0) continue;
-                    double& free = linkFree_[k * d + k2];
+                    if (k2 == k || ct[k2] == 0) continue;
+                    const int l = k * d + k2;
+                    double& free = linkFree_[l];
                     const double start = free > now ? free : now;
-                    const double end = start + P.linkLatency[k * d + k2] +
-                                       double(P.tensorBytes[t]) * P.linkInvBandwidth[k * d + k2];
+                    const double end = start + P.linkLatency[l] + double(P.tensorBytes[t]) * P.linkInvBandwidth[l];
                     free = end;
-                    const uint64_t tid = uint64_t(t) * d + k2;
-                    pushEvent(start, (kTransferStart << kKindShift) | tid);
-                    pushEvent(end, (kArrival << kKindShift) | tid);
+                    xf[nx] = {start, end, int64_t(t) * d + k2, -1};
+                    if (linkArrive[l] >= 0)
+                        xf[linkTail[l]].next = nx;  // starts when the one before it arrives
+                    else {
+                        linkArrive[l] = nx;
+                        starting[nStarting++] = nx;  // link idle: starts now
+                    }
+                    linkTail[l] = nx++;
                     if constexpr (Record)
                         detail->transfers.push_back({P.tensorGraphId[t], k, k2, start, end, P.tensorBytes[t]});
                 }
@@ -272,18 +293,19 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
             }
             for (int i = P.ctrlStart[v]; i < P.ctrlStart[v + 1]; ++i)
                 if (--remaining[P.ctrlSucc[i]] == 0) pushReady(P.ctrlSucc[i]);
-        } else if (kind == kArrival) {
-            const int t = id / d, k2 = id % d;
+        } else {  // arrival
+            const int l = bwhere;
+            const int x = linkArrive[l];
+            linkArrive[l] = xf[x].next;
+            if (linkArrive[l] >= 0) starting[nStarting++] = linkArrive[l];  // the next one starts now
+            const int t = int(xf[x].id / d), k2 = int(xf[x].id % d);
             for (int j = consStart[t]; j < consStart[t + 1]; ++j) {
                 const int c = consNodes[j];
                 if (dev[c] == k2 && --remaining[c] == 0) pushReady(c);
             }
             const int src = dev[P.tensorProducer[t]];
             if (--pending[t * d + src] == 0 && !P.tensorIsOutput[t]) release(src, P.tensorBytes[t], now);
-        } else {  // transfer start: the received copy is live from here
-            alloc(id % d, P.tensorBytes[id / d], now);
         }
-        if (ne == 0 || ev[0].time > now) dispatch(now);
     }
     if (started != n) throw std::logic_error("ScheduleSimulator: some ops never became ready (is the graph a DAG?)");
 

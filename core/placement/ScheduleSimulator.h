@@ -20,7 +20,8 @@
 // Cost: makespan (runtime) or the largest per-device peak (memory); over capacity: see
 // ScheduleOptions. evaluate() allocates nothing: every buffer is sized in the constructor and
 // reused; use one simulator per thread (they share the read-only ScheduleProblem).
-// Cost O((n + e) log n) per decoding: every op and transfer goes through two binary heaps once.
+// Cost O((n + e) log n + (n + e) d^2) per decoding: ready ops go through a binary heap per device;
+// the next event is the least of the d running ops and the heads of the d(d-1) FIFO links.
 #pragma once
 
 #include <cstdint>
@@ -60,9 +61,10 @@ public:
     std::span<const int> placement() const { return dev_; }
 
 private:
-    struct Event {
-        double time;
-        uint64_t code;  // kind << 40 | id; kinds ordered so frees come before allocations
+    struct Transfer {
+        double start, end;
+        int64_t id;  // tensor * d + destination device
+        int next;    // next transfer queued on the same link, -1 at the tail
     };
     template <bool Record>
     ScheduleCosts run(const double* keys, ScheduleDetail* detail);
@@ -74,13 +76,14 @@ private:
     std::vector<int> remaining_;
     std::vector<int> count_;    // numTensors*d: consumers of a tensor on a device
     std::vector<int> pending_;  // numTensors*d: releases still due before a copy is freed
-    std::vector<double> end_;
     std::vector<double> linkFree_;
     std::vector<uint64_t> ready_;  // d heaps of capacity n
     std::vector<int> readySize_;
-    std::vector<char> busy_;
-    std::vector<Event> events_;
-    int eventCount_ = 0;
+    std::vector<int> runNode_;    // per device: the op running, -1 when idle
+    std::vector<double> runEnd_;  // per device: when it ends
+    std::vector<Transfer> transfers_;
+    std::vector<int> linkArrive_, linkTail_;  // per link: first transfer not arrived, last queued
+    std::vector<int> startingNow_;            // transfers starting at the current time
     std::vector<int64_t> level_, peak_;
     std::vector<int> weightMark_;
     std::vector<double> keyScratch_;
