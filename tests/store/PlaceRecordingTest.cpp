@@ -176,3 +176,14 @@ TEST(PlaceRecording, SigintIsStoredAsCancelledWithTheBestSoFar) {
     EXPECT_EQ(store.run(1).run.status, RunStatus::Cancelled);
     EXPECT_TRUE(store.result(1));
 }
+
+TEST(PlaceRecording, CorruptDatabaseStopsPlaceBeforeItRunsAndStaysUntouched) {
+    TempDir dir;
+    const std::string model = generate(dir, "g.json", 30), db = dir.file("runs.db");
+    writeBytes(db, "not a database\n");
+    auto r = runGraphopt(dir, {"place", model, "--budget", "200", "--db", db});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_NE(r.err.find(db), std::string::npos) << r.err;
+    EXPECT_EQ(readBytes(db), "not a database\n");
+}

@@ -167,3 +167,12 @@ TEST(RunsCliDefaultPath, UsesXdgDataHome) {
     ASSERT_EQ(std::system(cmd.c_str()), 0);
     EXPECT_TRUE(std::filesystem::exists(dir.path() / "graphopt-studio" / "runs.db"));
 }
+
+TEST(RunsCliDbPath, MissingFolderIsAClearError) {
+    TempDir dir;
+    const std::string db = dir.file("no-such-folder/runs.db");
+    auto r = runGraphopt(dir, {"runs", "list", "--db", db});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("no-such-folder")));
+}
