@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "store/RunStore.h"
+#include "store/SqliteDatabase.h"
 #include "store/SqliteTransaction.h"
 #include "store/StoreError.h"
 
@@ -112,6 +113,30 @@ void RunRecorder::writerLoop() {
 void RunRecorder::writeBatch(std::deque<Item>& batch) {
     int64_t events = 0;
     std::string error;
+    // Events are committed with synchronous=NORMAL: safe when the process dies, and a power cut
+    // loses at most the last moments of progress. The batch that ends the run is fsynced too, so
+    // a finished run survives even that.
+    bool final = false;
+    for (const auto& item : batch) final = final || std::holds_alternative<Final>(item);
+    struct SyncFull {
+        SqliteDatabase* db = nullptr;
+        ~SyncFull() {
+            if (!db) return;
+            try {
+                db->exec("PRAGMA synchronous = NORMAL");
+            } catch (...) {
+                // Only costs speed: the connection stays correct with FULL.
+            }
+        }
+    } syncFull;
+    if (final) {
+        try {
+            store_->database().exec("PRAGMA synchronous = FULL");
+            syncFull.db = &store_->database();
+        } catch (...) {
+            // Not fatal: the commit below is still safe against a crash of this process.
+        }
+    }
     // The busy timeout already waits 10 s for another writer; a few retries cover a longer hold-up
     // (e.g. a big delete in the GUI) before the batch is given up.
     for (int attempt = 0; attempt < 5; ++attempt) {
