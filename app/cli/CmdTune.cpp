@@ -1,4 +1,6 @@
-// graphopt tune MODEL [--task K|--all] --tuner NAME --measurer halide|sim --trials N --seed S [--json]
+// graphopt tune MODEL [--task K|--all] --tuner NAME [--tuner-params JSON] --measurer halide|sim
+//               --trials N --seed S [--batch B] [--min-time S] [--timeout S] [--worker PATH]
+//               [--peak] [--json]
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -18,7 +20,7 @@ namespace graphopt::cli {
 
 int cmdTune(const ArgList& argv) {
     using namespace graphopt::tuning;
-    Args args(argv, {"task", "tuner", "measurer", "trials", "seed", "batch", "min-time", "timeout", "worker"},
+    Args args(argv, {"task", "tuner", "tuner-params", "measurer", "trials", "seed", "batch", "min-time", "timeout", "worker"},
               {"all", "json", "peak", "quiet"});
     const std::string path = args.onePositional("MODEL");
     const std::string tunerName = args.get("tuner", "random");
@@ -31,6 +33,15 @@ int cmdTune(const ArgList& argv) {
             for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
             throw UsageError("--tuner must be one of: " + list);
         }
+    }
+    nlohmann::json tunerParams = nlohmann::json::object();
+    if (auto p = args.get("tuner-params")) {
+        try {
+            tunerParams = nlohmann::json::parse(*p);
+        } catch (const std::exception&) {
+            throw UsageError("--tuner-params must be a JSON object, e.g. '{\"population\": 50}'");
+        }
+        if (!tunerParams.is_object()) throw UsageError("--tuner-params must be a JSON object");
     }
     const std::string measurerName = args.getChoice("measurer", "halide", {"halide", "sim"});
     const int64_t trials = args.getInt("trials", 32, 1, 1000000);
@@ -80,7 +91,7 @@ int cmdTune(const ArgList& argv) {
         opts.budget = trials;
         opts.batchSize = batch;
         opts.seed = seed;
-        TuningRun run(task, *measurer, makeTuner(tunerName, space, seed), opts);
+        TuningRun run(task, *measurer, makeTuner(tunerName, task, seed, tunerParams), opts);
         if (!quiet) std::cerr << "task " << idx << ": " << task.describe() << " (" << space.size() << " configs)\n";
         ProgressCallback progress;
         if (!quiet)

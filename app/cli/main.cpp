@@ -21,6 +21,7 @@ const Command kCommands[] = {
     {"info", cmdInfo, "info FILE [--json]                       nodes, edges, FLOPs, bytes, op histogram"},
     {"generate", cmdGenerate,
      "generate --family chain|branchy|layered|series-parallel --nodes N --seed S --out FILE"},
+    {"layout", cmdLayout, "layout MODEL [--horizontal] [--quality auto|full|fast|fastest] [--json]   Graphviz dot layout"},
     {"runs", cmdRuns,
      "runs list [--graph G] [--engine E] [--kind K] [--status S] [--limit N] [--json]   recorded runs\n"
      "  runs show ID [--json] | runs compare ID ID [ID...] [--points N] [--json]\n"
@@ -34,7 +35,7 @@ const Command kCommands[] = {
     {"tasks", cmdTasks, "tasks MODEL [--json]                      tuning tasks: conv2d/dense shapes, FLOPs, uses"},
     {"tune", cmdTune,
      "tune MODEL --task K|--all [--tuner random|grid|ga] [--measurer halide|sim] [--trials N] [--seed S]\n"
-     "       [--batch B] [--min-time S] [--timeout S] [--worker PATH] [--peak] [--json]"},
+     "       [--tuner-params JSON] [--batch B] [--min-time S] [--timeout S] [--worker PATH] [--peak] [--json]"},
 };
 
 void printUsage(std::ostream& os) {

@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
             ro.budget = trials;
             ro.seed = seed;
             const auto t0 = std::chrono::steady_clock::now();
-            TuningRun run(t, measurer, makeTuner(tuner, templateSpace(t), seed), ro);
+            TuningRun run(t, measurer, makeTuner(tuner, t, seed), ro);
             const TuningResult r = run.run();
             const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             totalBest += r.bestLatencyS() * t.weight;

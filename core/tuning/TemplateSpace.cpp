@@ -1,5 +1,7 @@
 #include "tuning/TemplateSpace.h"
 
+#include <cmath>
+
 namespace graphopt::tuning {
 
 namespace {
@@ -74,6 +76,43 @@ ScheduleParams decodeSchedule(const TuningTask& task, const KnobSpace& space, Co
             break;
     }
     return p;
+}
+
+namespace {
+const char* kDerivedNames[] = {"log2_tile_c", "log2_tile_h", "log2_tile_w", "log2_tile_r", "log2_vec",
+                               "unroll_c",    "unroll_k",    "order",       "parallel",    "pad_at",
+                               "log2_working_set_bytes", "log2_accumulators", "useful_lanes"};
+}
+
+std::vector<double> scheduleFeatures(const TuningTask& t, const KnobSpace& space, ConfigIndex config) {
+    std::vector<double> f = space.normalized(config);
+    const ScheduleParams p = decodeSchedule(t, space, config);
+    const double vec = p.vec;
+    const double vectors = std::ceil(static_cast<double>(p.tileW) / vec);
+    double bytes;
+    if (t.isConv()) {
+        const double inW = static_cast<double>((p.tileW - 1) * t.strideW + (t.kernelW - 1) * t.dilationW + 1);
+        const double inH = static_cast<double>((p.tileH - 1) * t.strideH + (t.kernelH - 1) * t.dilationH + 1);
+        const double red = t.kind == TaskKind::DepthwiseConv2d ? 1.0 : static_cast<double>(p.tileR);
+        bytes = 4.0 * (inW * inH * red + static_cast<double>(p.tileC) * red * t.kernelH * t.kernelW +
+                       static_cast<double>(p.tileW * p.tileH * p.tileC));
+    } else {
+        bytes = 4.0 * static_cast<double>(p.tileH * p.tileR + p.tileR * p.tileW + p.tileH * p.tileW);
+    }
+    const double acc = static_cast<double>(t.isConv() ? p.tileC * p.tileH : p.tileH) * vectors;
+    for (double v : {std::log2(double(p.tileC)), std::log2(double(p.tileH)), std::log2(double(p.tileW)),
+                     std::log2(double(p.tileR)), std::log2(vec), double(p.unrollC), double(p.unrollK),
+                     double(p.order), double(p.parallel), double(p.padAt), std::log2(bytes), std::log2(acc),
+                     static_cast<double>(p.tileW) / (vectors * vec)})
+        f.push_back(v);
+    return f;
+}
+
+std::vector<std::string> scheduleFeatureNames(const TuningTask&, const KnobSpace& space) {
+    std::vector<std::string> n;
+    for (const auto& k : space.knobs()) n.push_back(k.name);
+    for (const char* d : kDerivedNames) n.emplace_back(d);
+    return n;
 }
 
 nlohmann::json ScheduleParams::toJson() const {

@@ -5,6 +5,8 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "tuning/TemplateSpace.h"
+
 namespace graphopt::tuning {
 
 void Tuner::observe(const std::vector<MeasureResult>& results) {
@@ -153,14 +155,14 @@ std::mutex& registryMutex() {
 
 std::map<std::string, TunerFactory>& registry() {
     static std::map<std::string, TunerFactory> r = {
-        {"random", [](const KnobSpace& s, uint64_t seed, const nlohmann::json&) -> std::unique_ptr<Tuner> {
-             return std::make_unique<RandomTuner>(s, seed);
+        {"random", [](const TunerContext& c) -> std::unique_ptr<Tuner> {
+             return std::make_unique<RandomTuner>(c.space, c.seed);
          }},
-        {"grid", [](const KnobSpace& s, uint64_t seed, const nlohmann::json&) -> std::unique_ptr<Tuner> {
-             return std::make_unique<GridTuner>(s, seed);
+        {"grid", [](const TunerContext& c) -> std::unique_ptr<Tuner> {
+             return std::make_unique<GridTuner>(c.space, c.seed);
          }},
-        {"ga", [](const KnobSpace& s, uint64_t seed, const nlohmann::json& p) -> std::unique_ptr<Tuner> {
-             return std::make_unique<GaTuner>(s, seed, GaParams::fromJson(p));
+        {"ga", [](const TunerContext& c) -> std::unique_ptr<Tuner> {
+             return std::make_unique<GaTuner>(c.space, c.seed, GaParams::fromJson(c.params));
          }},
     };
     return r;
@@ -180,8 +182,7 @@ std::vector<std::string> tunerNames() {
     return names;
 }
 
-std::unique_ptr<Tuner> makeTuner(const std::string& name, const KnobSpace& space, uint64_t seed,
-                                 const nlohmann::json& params) {
+std::unique_ptr<Tuner> makeTuner(const std::string& name, const TunerContext& context) {
     TunerFactory f;
     {
         std::lock_guard lock(registryMutex());
@@ -193,7 +194,18 @@ std::unique_ptr<Tuner> makeTuner(const std::string& name, const KnobSpace& space
         for (const auto& n : tunerNames()) known += (known.empty() ? "" : ", ") + n;
         throw std::invalid_argument("unknown tuner '" + name + "' (known: " + known + ")");
     }
-    return f(space, seed, params.is_object() ? params : nlohmann::json::object());
+    if (!context.params.is_object()) throw std::invalid_argument("tuner parameters must be a JSON object");
+    return f(context);
+}
+
+std::unique_ptr<Tuner> makeTuner(const std::string& name, const TuningTask& task, uint64_t seed,
+                                 const nlohmann::json& params) {
+    return makeTuner(name, TunerContext{templateSpace(task), task, seed, params});
+}
+
+std::unique_ptr<Tuner> makeTuner(const std::string& name, const KnobSpace& space, uint64_t seed,
+                                 const nlohmann::json& params) {
+    return makeTuner(name, TunerContext{space, std::nullopt, seed, params});
 }
 
 }  // namespace graphopt::tuning

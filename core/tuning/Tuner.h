@@ -21,6 +21,7 @@
 #include "tuning/KnobSpace.h"
 #include "tuning/Measurer.h"
 #include "tuning/Rng.h"
+#include "tuning/Task.h"
 
 namespace graphopt::tuning {
 
@@ -106,11 +107,27 @@ private:
     int generation_ = 0;
 };
 
-// Tuners by name, so that later tuners (autotvm, release) plug into `graphopt tune --tuner`.
-using TunerFactory = std::function<std::unique_ptr<Tuner>(const KnobSpace&, uint64_t seed, const nlohmann::json& params)>;
+// What a tuner is built from. `task` is absent when a tuner searches a bare KnobSpace (tests);
+// tuners that need it (cost-model features, see scheduleFeatures()) throw std::invalid_argument
+// then.
+struct TunerContext {
+    KnobSpace space;
+    std::optional<TuningTask> task;
+    uint64_t seed = 1;
+    nlohmann::json params = nlohmann::json::object();  // tuner-specific (e.g. ga: population)
+};
+
+// Tuners by name, so that later tuners (autotvm, release) plug into `graphopt tune --tuner`
+// without touching the CLI: registerTuner("release", factory) at start-up.
+using TunerFactory = std::function<std::unique_ptr<Tuner>(const TunerContext&)>;
 void registerTuner(const std::string& name, TunerFactory factory);
 std::vector<std::string> tunerNames();
 // Throws std::invalid_argument naming the known tuners when `name` is not one.
+std::unique_ptr<Tuner> makeTuner(const std::string& name, const TunerContext& context);
+// The task's template space (templateSpace(task)).
+std::unique_ptr<Tuner> makeTuner(const std::string& name, const TuningTask& task, uint64_t seed,
+                                 const nlohmann::json& params = nlohmann::json::object());
+// A bare space (no task).
 std::unique_ptr<Tuner> makeTuner(const std::string& name, const KnobSpace& space, uint64_t seed,
                                  const nlohmann::json& params = nlohmann::json::object());
 

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "tuning/KnobSpace.h"
@@ -142,4 +143,18 @@ TEST(TemplateSpace, EveryKindHasItsKnobsAndDecodes) {
         }
     }
     EXPECT_EQ(templateSpace(makeConv2d(1, 32, 28, 28, 32, 3, 1, 1, 32)).knobCount(), 7u);
+}
+
+TEST(TemplateSpace, FeaturesHaveOneNamePerValueAndAreFinite) {
+    for (const TuningTask& t : {makeConv2d(1, 64, 56, 56, 64, 3, 1, 1), makeConv2d(1, 32, 28, 28, 32, 3, 2, 1, 32),
+                                makeDense(1, 1000, 512)}) {
+        const KnobSpace s = templateSpace(t);
+        const auto names = scheduleFeatureNames(t, s);
+        Rng rng(5);
+        for (int i = 0; i < 50; ++i) {
+            const auto f = scheduleFeatures(t, s, s.random(rng));
+            ASSERT_EQ(f.size(), names.size());
+            for (double v : f) EXPECT_TRUE(std::isfinite(v));
+        }
+    }
 }

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "tuning/SimulatedMeasurer.h"
@@ -17,7 +18,7 @@ TuningResult runTuner(const std::string& name, const TuningTask& task, int64_t b
     o.budget = budget;
     o.batchSize = batch;
     o.seed = seed;
-    TuningRun run(task, m, makeTuner(name, templateSpace(task), seed), o);
+    TuningRun run(task, m, makeTuner(name, task, seed), o);
     return run.run();
 }
 
@@ -90,7 +91,7 @@ TEST(TuningRun, ReportsProgressPerBatchAndHonoursCancellation) {
     TuningRunOptions o;
     o.budget = 100;
     o.batchSize = 10;
-    TuningRun run(t, m, makeTuner("random", templateSpace(t), 1), o);
+    TuningRun run(t, m, makeTuner("random", t, 1), o);
     CancellationToken cancel;
     std::vector<ProgressEvent> events;
     const TuningResult r = run.run(
@@ -121,4 +122,16 @@ TEST(TuningRun, JsonKeepsEveryMeasurement) {
     EXPECT_TRUE(j["measurements"][0].contains("knobs"));
     EXPECT_TRUE(j["measurements"][0].contains("latency_s"));
     EXPECT_EQ(r.spec().kind, "tuning");
+}
+
+TEST(Tuners, ARegisteredTunerIsMadeByNameWithItsTask) {
+    registerTuner("test-first", [](const TunerContext& c) -> std::unique_ptr<Tuner> {
+        if (!c.task) throw std::invalid_argument("needs a task");
+        return std::make_unique<GridTuner>(c.space, c.seed);
+    });
+    const TuningTask t = makeDense(4, 8, 8);
+    EXPECT_EQ(makeTuner("test-first", t, 1)->name(), "grid");
+    EXPECT_THROW(makeTuner("test-first", templateSpace(t), 1), std::invalid_argument);
+    const auto names = tunerNames();
+    EXPECT_NE(std::find(names.begin(), names.end(), "test-first"), names.end());
 }
