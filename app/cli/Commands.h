@@ -12,6 +12,7 @@ using ArgList = std::vector<std::string>;
 
 int cmdInfo(const ArgList& args);
 int cmdGenerate(const ArgList& args);
+int cmdLayout(const ArgList& args);
 int cmdRuns(const ArgList& args);
 int cmdPlace(const ArgList& args);
 int cmdTasks(const ArgList& args);
