@@ -5,9 +5,9 @@
 // are uniform in [-1, 1), so an output is a sum of L terms of magnitude <= 1. A kernel passes when
 // every output o and reference r satisfy
 //     |o - r| <= 1e-5 * L + 1e-4 * |r|
-// i.e. 1e-5 per accumulated term, about 100x the float32 rounding seen on ResNet-18's layers
-// (L up to 4608: observed max error ~1e-4 against a bound of 0.046) yet far below the error of
-// a dropped or repeated term (~0.3 on average).
+// i.e. 1e-5 per accumulated term: on ResNet-18's deepest 3x3 layer (L = 4608) the worst error
+// seen was 2.2e-4 against a bound of 0.049 (over 200x margin for other summation orders), yet
+// the bound is far below the error of a dropped or repeated term (|a*w| is 0.25 on average).
 #pragma once
 
 #include <cstdint>
