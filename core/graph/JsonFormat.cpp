@@ -132,7 +132,10 @@ public:
         expectObject(j, where);
         if (j.size() != 1)
             fail(where, "expected exactly one of \"int\", \"float\", \"string\", \"ints\", \"floats\", \"strings\"");
-        const auto& [key, v] = *j.items().begin();
+        // (Not `*j.items().begin()`: that refers into a temporary iterator.)
+        const auto first = j.begin();
+        const std::string key = first.key();
+        const Json& v = first.value();
         const std::string at = child(where, key);
         if (key == "int") return integer(v, at);
         if (key == "float") return number(v, at, true);
