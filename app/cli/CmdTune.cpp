@@ -102,6 +102,7 @@ int cmdTune(const ArgList& argv) {
             };
         const TuningResult res = run.run(progress);
         if (!quiet) std::cerr << "\n";
+        if (res.status == RunStatus::Failed) throw std::runtime_error("task " + std::to_string(idx) + ": " + res.error);
         nlohmann::json t = res.toJson();
         t["task_index"] = idx;
         t["weight"] = task.weight;

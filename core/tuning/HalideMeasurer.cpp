@@ -53,6 +53,8 @@ void HalideMeasurer::startWorker() {
         // Child: the socket becomes stdin and stdout (dup2 clears close-on-exec).
         dup2(sv[1], 0);
         dup2(sv[1], 1);
+        // Nothing else of the parent's (databases, other workers' sockets) leaks into the worker.
+        close_range(3, ~0U, 0);
         const char* argv[] = {path.c_str(), hooks ? "--test-hooks" : nullptr, nullptr};
         if (path.find('/') != std::string::npos)
             execv(path.c_str(), const_cast<char* const*>(argv));
@@ -92,9 +94,24 @@ nlohmann::json HalideMeasurer::request(const nlohmann::json& req, double timeout
         if (n <= 0) break;
         sent += static_cast<size_t>(n);
     }
+    // The worker died: reap it and say how.
+    auto diedError = [&]() -> std::string {
+        int status = 0;
+        pid_t w;
+        while ((w = waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {
+        }
+        pid_ = -1;
+        if (w > 0 && WIFSIGNALED(status))
+            return std::string("measure worker crashed (signal ") + std::to_string(WTERMSIG(status)) + ", " +
+                   strsignal(WTERMSIG(status)) + "); restarted";
+        if (w > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127)
+            return "cannot run the measure worker '" + options_.workerPath + "'";
+        return "measure worker exited (status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")";
+    };
     const auto deadline = Clock::now() + std::chrono::duration<double>(timeoutS);
     std::string error;
-    if (sent < line.size()) error = "cannot write to the measure worker";
+    // A failed write means the worker is gone (it may not have started at all).
+    if (sent < line.size()) error = diedError();
     while (error.empty()) {
         const size_t nl = readBuffer_.find('\n');
         if (nl != std::string::npos) {
@@ -123,20 +140,7 @@ nlohmann::json HalideMeasurer::request(const nlohmann::json& req, double timeout
             continue;
         }
         if (n < 0 && errno == EINTR) continue;
-        // EOF or error: the worker died. Say how.
-        int status = 0;
-        pid_t w;
-        while ((w = waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {
-        }
-        pid_ = -1;
-        if (w > 0 && WIFSIGNALED(status))
-            error = std::string("measure worker crashed (signal ") + std::to_string(WTERMSIG(status)) + ", " +
-                    strsignal(WTERMSIG(status)) + "); restarted";
-        else if (w > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127)
-            error = "cannot run the measure worker '" + options_.workerPath + "'";
-        else
-            error = "measure worker exited (status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
-                    ")";
+        error = diedError();  // EOF or error
     }
     stopWorker();
     return {{"ok", false}, {"error", error}};

@@ -41,6 +41,7 @@ nlohmann::json TuningResult::toJson() const {
     j["budget"] = options.budget;
     j["batch_size"] = options.batchSize;
     j["status"] = runStatusName(status);
+    if (!error.empty()) j["error"] = error;
     j["elapsed_s"] = elapsedS;
     j["space_size"] = haveSpace ? space.size() : 0;
     j["best_gflops"] = bestGflops();
@@ -93,7 +94,14 @@ TuningResult TuningRun::run(const ProgressCallback& progress, const Cancellation
             tuner_->proposeBatch(static_cast<int>(std::min<int64_t>(left, options_.batchSize)));
         if (configs.empty()) break;  // the tuner has nothing left (space exhausted)
         ++batch;
-        std::vector<MeasureResult> results = measurer_.measure(task_, configs);
+        std::vector<MeasureResult> results;
+        try {
+            results = measurer_.measure(task_, configs);
+        } catch (const std::exception& e) {
+            res.status = RunStatus::Failed;
+            res.error = e.what();
+            break;
+        }
         tuner_->observe(results);
         nlohmann::json cfgs = nlohmann::json::array(), gf = nlohmann::json::array(), ok = nlohmann::json::array();
         for (const auto& r : results) {

@@ -6,6 +6,9 @@
 // best latency in seconds so far (0 while nothing succeeded), values = {"best_gflops",
 // "batch_configs", "batch_gflops", "batch_ok"}.
 //
+// A measurer that cannot work at all (it throws) ends the run with status Failed and the
+// message in `error`; measurements made until then are kept.
+//
 // The result keeps every measurement (configuration, knob values, latency, GFLOP/s, error, the
 // batch and the run's elapsed time when it finished) so the run store can persist all of them.
 #pragma once
@@ -40,6 +43,7 @@ struct TuningResult {
     std::string tuner, measurer;
     TuningRunOptions options;
     RunStatus status = RunStatus::Running;
+    std::string error;  // why the run failed (status Failed), e.g. the measure worker cannot start
     double elapsedS = 0;
     std::vector<TuningMeasurement> measurements;
     int best = -1;  // index into measurements of the fastest successful one, -1 if none

@@ -8,6 +8,7 @@
 #include "tuning/HalideMeasurer.h"
 #include "tuning/Rng.h"
 #include "tuning/TemplateSpace.h"
+#include "tuning/TuningRun.h"
 
 using namespace graphopt::tuning;
 
@@ -125,4 +126,15 @@ TEST(HalideMeasurer, AMissingWorkerIsAnError) {
     o.workerPath = "/nonexistent/graphopt-measure-worker";
     HalideMeasurer m(o);
     EXPECT_THROW(m.measure(makeDense(2, 2, 2), {0}), std::runtime_error);
+}
+
+TEST(HalideMeasurer, AMissingWorkerFailsTheRunWithItsReason) {
+    HalideMeasurerOptions o = fastOptions();
+    o.workerPath = "/nonexistent/graphopt-measure-worker";
+    HalideMeasurer m(o);
+    const TuningTask t = makeDense(2, 2, 2);
+    TuningRun run(t, m, makeTuner("random", t, 1), TuningRunOptions{});
+    const TuningResult r = run.run();
+    EXPECT_EQ(r.status, graphopt::RunStatus::Failed);
+    EXPECT_NE(r.error.find("cannot run the measure worker"), std::string::npos) << r.error;
 }
