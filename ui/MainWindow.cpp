@@ -1,6 +1,10 @@
 #include "MainWindow.h"
 
 #include <QApplication>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QMimeData>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
@@ -9,13 +13,19 @@
 #include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTextBrowser>
+#include <QTimer>
+#include <QToolBar>
 #include <QVBoxLayout>
 #include <QtConcurrent>
 
+#include "GraphView.h"
+#include "LayoutJob.h"
 #include "NodeTableModel.h"
 #include "graph/Loaders.h"
 
@@ -24,61 +34,183 @@ namespace graphopt::ui {
 namespace {
 constexpr int kMaxRecent = 8;
 const char* kRecentKey = "recentFiles";
+constexpr int kLayoutNoticeMs = 2000;  // after this, say the layout is slow and offer Cancel
+
+QString attrText(const AttrValue& v) {
+    return std::visit(
+        [](const auto& x) -> QString {
+            using T = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<T, int64_t>) return QString::number(x);
+            else if constexpr (std::is_same_v<T, double>) return QString::number(x);
+            else if constexpr (std::is_same_v<T, std::string>) return QString::fromStdString(x).toHtmlEscaped();
+            else {
+                QStringList parts;
+                for (const auto& e : x) {
+                    if constexpr (std::is_same_v<std::decay_t<decltype(e)>, std::string>)
+                        parts << QString::fromStdString(e).toHtmlEscaped();
+                    else
+                        parts << QString::number(e);
+                }
+                return "[" + parts.join(", ") + "]";
+            }
+        },
+        v);
+}
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setWindowTitle(tr("GraphOpt Studio"));
+    setObjectName("mainWindow");
+    view_ = new GraphView(this);
+    view_->showMessage(tr("No model loaded.\nFile > Open (Ctrl+O) reads ONNX, CostGraphDef text, DOT and JSON."));
+    setCentralWidget(view_);
+    layoutJob_ = new LayoutJob(this);
+    layoutNotice_ = new QTimer(this);
+    layoutNotice_->setSingleShot(true);
+
+    buildDocks();
+    buildActions();
+
+    cancelLayout_ = new QPushButton(tr("Cancel layout"), this);
+    cancelLayout_->hide();
+    statusBar()->addPermanentWidget(cancelLayout_);
+    connect(cancelLayout_, &QPushButton::clicked, layoutJob_, &LayoutJob::cancel);
+    connect(layoutNotice_, &QTimer::timeout, this, [this] {
+        if (!layoutJob_->isRunning() || !graph_) return;
+        view_->showMessage(tr("Laying out %1 nodes and %2 edges with Graphviz dot...\n"
+                              "Dense graphs can take a minute. Cancel stops it; the node list is ready meanwhile.")
+                               .arg(graph_->nodeCount())
+                               .arg(graph_->edges().size()));
+        cancelLayout_->show();
+    });
+    connect(layoutJob_, &LayoutJob::finished, this, &MainWindow::onLayoutFinished);
+    connect(layoutJob_, &LayoutJob::failed, this, [this](const QString& message) {
+        cancelLayout_->hide();
+        view_->showMessage(tr("Layout failed: %1").arg(message));
+        statusBar()->showMessage(tr("Layout failed"));
+        emit layoutFailed(message);
+    });
+    connect(layoutJob_, &LayoutJob::cancelled, this, [this] {
+        cancelLayout_->hide();
+        view_->showMessage(tr("Layout cancelled. The node list on the left still works;\n"
+                              "View > Lay out again retries."));
+        statusBar()->showMessage(tr("Layout cancelled"), 5000);
+    });
+    connect(view_, &GraphView::nodeSelected, this, &MainWindow::showNodeProperties);
+    connect(&loadWatcher_, &QFutureWatcher<LoadOutcome>::finished, this, &MainWindow::onLoadFinished);
+    statusBar()->showMessage(tr("Ready"));
+    setAcceptDrops(true);
+
+    QSettings settings;
+    if (!restoreGeometry(settings.value("mainWindow/geometry").toByteArray())) resize(1280, 800);
+    restoreState(settings.value("mainWindow/state").toByteArray());
+}
+
+MainWindow::~MainWindow() {
+    QSettings settings;
+    settings.setValue("mainWindow/geometry", saveGeometry());
+    settings.setValue("mainWindow/state", saveState());
+    settings.setValue("view/horizontal", horizontal_->isChecked());
+    loadWatcher_.waitForFinished();
+}
+
+const Graph* MainWindow::graph() const { return graph_.get(); }
+
+void MainWindow::buildDocks() {
+    auto* nodesPanel = new QWidget(this);
+    auto* layout = new QVBoxLayout(nodesPanel);
+    layout->setContentsMargins(4, 4, 4, 4);
+    summary_ = new QLabel(tr("No model loaded."), nodesPanel);
+    summary_->setWordWrap(true);
+    filter_ = new QLineEdit(nodesPanel);
+    filter_->setPlaceholderText(tr("Filter nodes by name, op or shape"));
+    filter_->setClearButtonEnabled(true);
     model_ = new NodeTableModel(this);
     proxy_ = new QSortFilterProxyModel(this);
     proxy_->setSourceModel(model_);
     proxy_->setSortRole(Qt::UserRole);
     proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
     proxy_->setFilterKeyColumn(-1);  // match name, op or shape
-
-    auto* central = new QWidget(this);
-    auto* layout = new QVBoxLayout(central);
-    summary_ = new QLabel(tr("No model loaded. File > Open (Ctrl+O) reads ONNX, CostGraphDef text, DOT and JSON."), central);
-    summary_->setWordWrap(true);
-    filter_ = new QLineEdit(central);
-    filter_->setPlaceholderText(tr("Filter nodes by name, op or shape"));
-    filter_->setClearButtonEnabled(true);
     connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
-    table_ = new QTableView(central);
+    table_ = new QTableView(nodesPanel);
     table_->setModel(proxy_);
     table_->setSortingEnabled(true);
-    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table_->verticalHeader()->hide();
     table_->sortByColumn(NodeTableModel::Index, Qt::AscendingOrder);  // file order until the user sorts
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->verticalHeader()->hide();
     table_->setAlternatingRowColors(true);
+    table_->setTextElideMode(Qt::ElideMiddle);
+    table_->setWordWrap(false);
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& idx) {
+        if (!idx.isValid()) return;
+        const int node = proxy_->mapToSource(idx).row();
+        if (view_->selectedNode() != node) view_->selectNode(node);
+        showNodeProperties(node);
+    });
     layout->addWidget(summary_);
     layout->addWidget(filter_);
     layout->addWidget(table_);
-    setCentralWidget(central);
+    auto* nodesDock = new QDockWidget(tr("Nodes"), this);
+    nodesDock->setObjectName("nodesDock");
+    nodesDock->setWidget(nodesPanel);
+    addDockWidget(Qt::LeftDockWidgetArea, nodesDock);
 
-    buildMenus();
-    connect(&loadWatcher_, &QFutureWatcher<LoadOutcome>::finished, this, &MainWindow::onLoadFinished);
-    statusBar()->showMessage(tr("Ready"));
-
-    QSettings settings;
-    if (!restoreGeometry(settings.value("mainWindow/geometry").toByteArray())) resize(1100, 720);
+    properties_ = new QTextBrowser(this);
+    properties_->setPlaceholderText(tr("Click a node to see its attributes, tensors, bytes and FLOPs."));
+    auto* propDock = new QDockWidget(tr("Properties"), this);
+    propDock->setObjectName("propertiesDock");
+    propDock->setWidget(properties_);
+    addDockWidget(Qt::RightDockWidgetArea, propDock);
+    resizeDocks({nodesDock, propDock}, {380, 300}, Qt::Horizontal);
 }
 
-MainWindow::~MainWindow() {
-    QSettings settings;
-    settings.setValue("mainWindow/geometry", saveGeometry());
-    loadWatcher_.waitForFinished();
-}
-
-const Graph* MainWindow::graph() const { return model_->graph(); }
-
-void MainWindow::buildMenus() {
+void MainWindow::buildActions() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    QAction* open = file->addAction(tr("&Open..."), this, &MainWindow::chooseAndOpen);
+    QAction* open = file->addAction(QIcon::fromTheme("document-open"), tr("&Open..."), this, &MainWindow::chooseAndOpen);
     open->setShortcut(QKeySequence::Open);
     recentMenu_ = file->addMenu(tr("Open &Recent"));
+    QAction* exportAct = file->addAction(tr("&Export View as PNG or SVG..."), this, &MainWindow::exportView);
+    exportAct->setShortcut(QKeySequence(tr("Ctrl+E")));
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
     quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
+    QAction* zoomIn = viewMenu->addAction(tr("Zoom &In"), this, [this] { view_->zoomBy(1.25); });
+    zoomIn->setShortcut(QKeySequence::ZoomIn);
+    QAction* zoomOut = viewMenu->addAction(tr("Zoom &Out"), this, [this] { view_->zoomBy(0.8); });
+    zoomOut->setShortcut(QKeySequence::ZoomOut);
+    QAction* fit = viewMenu->addAction(tr("&Fit to Window"), this, [this] { view_->fitToWindow(); });
+    fit->setShortcut(QKeySequence(tr("Ctrl+0")));
+    horizontal_ = viewMenu->addAction(tr("&Horizontal Layout"));
+    horizontal_->setCheckable(true);
+    horizontal_->setChecked(QSettings().value("view/horizontal", false).toBool());
+    connect(horizontal_, &QAction::toggled, this, [this] { startLayout(); });
+    viewMenu->addAction(tr("&Lay Out Again"), this, [this] { startLayout(); });
+    QAction* findAct = viewMenu->addAction(tr("&Find Node..."), this, [this] {
+        find_->setFocus();
+        find_->selectAll();
+    });
+    findAct->setShortcut(QKeySequence::Find);
+
+    QToolBar* bar = addToolBar(tr("Main"));
+    bar->setObjectName("mainToolBar");
+    bar->addAction(open);
+    bar->addSeparator();
+    bar->addAction(zoomIn);
+    bar->addAction(zoomOut);
+    bar->addAction(fit);
+    bar->addAction(horizontal_);
+    bar->addSeparator();
+    find_ = new QLineEdit(bar);
+    find_->setPlaceholderText(tr("Find node (Ctrl+F), Enter for next"));
+    find_->setClearButtonEnabled(true);
+    find_->setMaximumWidth(280);
+    connect(find_, &QLineEdit::returnPressed, this, [this] {
+        if (view_->findNext(find_->text()) < 0) statusBar()->showMessage(tr("No node matches '%1'").arg(find_->text()), 3000);
+    });
+    bar->addWidget(find_);
     updateRecentMenu();
 }
 
@@ -89,12 +221,23 @@ void MainWindow::chooseAndOpen() {
     if (!path.isEmpty()) openModel(path);
 }
 
+void MainWindow::exportView() {
+    if (!graph_) return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export view"),
+                                                      QFileInfo(currentPath_).completeBaseName() + ".png",
+                                                      tr("PNG image (*.png);;SVG drawing (*.svg)"));
+    if (path.isEmpty()) return;
+    if (view_->exportImage(path))
+        statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
+    else
+        QMessageBox::warning(this, tr("Export failed"), tr("Could not write %1").arg(path));
+}
+
 void MainWindow::openModel(const QString& path) {
     const int generation = ++loadGeneration_;
     statusBar()->showMessage(tr("Loading %1 ...").arg(QFileInfo(path).fileName()));
     setCursor(Qt::BusyCursor);
-    loadWatcher_.setFuture(QtConcurrent::run([path, generation]() {
-        Q_UNUSED(generation);
+    loadWatcher_.setFuture(QtConcurrent::run([path]() {
         LoadOutcome out;
         out.path = path;
         try {
@@ -120,12 +263,17 @@ void MainWindow::onLoadFinished() {
         return;
     }
     currentPath_ = out.path;
+    graph_ = out.graph;
     model_->setGraph(out.graph);
-    table_->resizeColumnsToContents();
+    // The dock is narrow: name, op and MFLOP; shapes and bytes are in the tooltip and Properties.
+    table_->setColumnHidden(NodeTableModel::OutputShape, true);
+    table_->setColumnHidden(NodeTableModel::OutputBytes, true);
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setSectionResizeMode(NodeTableModel::Name, QHeaderView::Stretch);
+    properties_->clear();
     const Graph& g = *out.graph;
     const QLocale loc;
-    summary_->setText(tr("<b>%1</b> &mdash; %2 nodes, %3 edges, %4 GFLOP, activations %5, weights %6")
+    summary_->setText(tr("<b>%1</b><br>%2 nodes, %3 edges, %4 GFLOP<br>activations %5, weights %6")
                           .arg(QFileInfo(out.path).fileName().toHtmlEscaped())
                           .arg(g.nodeCount())
                           .arg(g.edges().size())
@@ -144,6 +292,86 @@ void MainWindow::onLoadFinished() {
     settings.setValue("lastModel", out.path);
     updateRecentMenu();
     emit modelLoaded(out.path);
+    startLayout();
+}
+
+void MainWindow::startLayout() {
+    if (!graph_) return;
+    view_->showMessage(tr("Laying out %1 nodes ...").arg(graph_->nodeCount()));
+    layoutJob_->start(currentPath_, horizontal_->isChecked());
+    layoutNotice_->start(kLayoutNoticeMs);
+}
+
+void MainWindow::onLayoutFinished(const GraphLayout& layout) {
+    cancelLayout_->hide();
+    layoutNotice_->stop();
+    if (!graph_ || layout.nodes.size() != graph_->nodeCount()) {
+        view_->showMessage(tr("The layout does not match the loaded model; lay out again."));
+        return;
+    }
+    view_->showGraph(graph_, layout);
+    statusBar()->showMessage(tr("Layout done in %1 s (%2)")
+                                 .arg(layoutJob_->elapsedSeconds(), 0, 'f', 2)
+                                 .arg(QString::fromStdString(layout.settings)),
+                             8000);
+    emit layoutReady();
+}
+
+void MainWindow::showNodeProperties(int node) {
+    if (!graph_ || node < 0 || node >= static_cast<int>(graph_->nodeCount())) {
+        properties_->clear();
+        return;
+    }
+    const Graph& g = *graph_;
+    const Node& n = g.nodes()[node];
+    const QLocale loc;
+    QString html = QString("<h3>%1</h3><p><b>%2</b> &middot; node %3</p><table cellspacing=4>")
+                       .arg(QString::fromStdString(n.op).toHtmlEscaped(), QString::fromStdString(n.name).toHtmlEscaped())
+                       .arg(node);
+    html += QString("<tr><td>FLOPs</td><td>%1 M</td></tr>").arg(loc.toString(n.flops / 1e6, 'f', 3));
+    if (n.computeCostS >= 0)
+        html += QString("<tr><td>compute cost</td><td>%1 &micro;s</td></tr>").arg(loc.toString(n.computeCostS * 1e6, 'f', 2));
+    if (n.tempBytes > 0) html += QString("<tr><td>temporary</td><td>%1</td></tr>").arg(loc.formattedDataSize(n.tempBytes));
+    html += "</table><h4>Tensors</h4><table cellspacing=4>";
+    auto row = [&](const char* dir, int t) {
+        if (t < 0) return;
+        const Tensor& tensor = g.tensors()[t];
+        html += QString("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td></tr>")
+                    .arg(dir, QString::fromStdString(tensor.name).toHtmlEscaped(),
+                         QString::fromStdString(tensor.shapeKnown ? shapeToString(tensor.shape) : std::string("?")),
+                         loc.formattedDataSize(tensor.bytes), tensorKindName(tensor.kind));
+    };
+    for (int t : n.inputs) row("in", t);
+    for (int t : n.outputs) row("out", t);
+    html += "</table>";
+    if (!n.attrs.empty()) {
+        html += "<h4>Attributes</h4><table cellspacing=4>";
+        for (const auto& [key, value] : n.attrs)
+            html += QString("<tr><td>%1</td><td>%2</td></tr>").arg(QString::fromStdString(key).toHtmlEscaped(), attrText(value));
+        html += "</table>";
+    }
+    properties_->setHtml(html);
+    // Keep the table's current row in step with a click in the drawing.
+    const QModelIndex src = model_->index(node, 0);
+    const QModelIndex idx = proxy_->mapFromSource(src);
+    if (idx.isValid() && table_->currentIndex().row() != idx.row()) {
+        QSignalBlocker block(table_->selectionModel());
+        table_->selectRow(idx.row());
+        table_->scrollTo(idx);
+    }
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    const auto urls = event->mimeData()->urls();
+    if (urls.size() == 1 && urls.first().isLocalFile()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    const auto urls = event->mimeData()->urls();
+    if (urls.size() == 1 && urls.first().isLocalFile()) {
+        openModel(urls.first().toLocalFile());
+        event->acceptProposedAction();
+    }
 }
 
 void MainWindow::updateRecentMenu() {

@@ -1,5 +1,5 @@
-// The main window: opens a model (off the GUI thread) and lists its nodes. The graph view, runs
-// and charts arrive with the application issue; this is the frame they dock into.
+// The main window: the graph drawing in the middle, the node list and the properties of the
+// selected node in docks at the sides. Models load and lay out off the GUI thread.
 #pragma once
 
 #include <QFutureWatcher>
@@ -8,14 +8,24 @@
 
 #include "graph/Graph.h"
 
+class QAction;
 class QLabel;
 class QLineEdit;
 class QMenu;
+class QPushButton;
 class QSortFilterProxyModel;
 class QTableView;
+class QTextBrowser;
+class QTimer;
+
+namespace graphopt {
+struct GraphLayout;
+}
 
 namespace graphopt::ui {
 
+class GraphView;
+class LayoutJob;
 class NodeTableModel;
 
 struct LoadOutcome {
@@ -30,28 +40,50 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    // Starts loading `path` on a worker thread; emits modelLoaded or loadFailed when done.
+    // Starts loading `path` on a worker thread; emits modelLoaded or loadFailed when done, then
+    // lays the graph out (layoutReady or layoutFailed).
     void openModel(const QString& path);
     const Graph* graph() const;
     QString currentPath() const { return currentPath_; }
+    GraphView* graphView() const { return view_; }
+    LayoutJob* layoutJob() const { return layoutJob_; }
 
 signals:
     void modelLoaded(const QString& path);
     void loadFailed(const QString& message);
+    void layoutReady();
+    void layoutFailed(const QString& message);
+
+protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
 
 private:
-    void buildMenus();
+    void buildActions();
+    void buildDocks();
     void onLoadFinished();
+    void startLayout();
+    void onLayoutFinished(const GraphLayout& layout);
+    void showNodeProperties(int node);
     void updateRecentMenu();
     void chooseAndOpen();
+    void exportView();
 
+    GraphView* view_ = nullptr;
+    LayoutJob* layoutJob_ = nullptr;
     NodeTableModel* model_ = nullptr;
     QSortFilterProxyModel* proxy_ = nullptr;
     QTableView* table_ = nullptr;
     QLineEdit* filter_ = nullptr;
+    QLineEdit* find_ = nullptr;
+    QTextBrowser* properties_ = nullptr;
     QLabel* summary_ = nullptr;
     QMenu* recentMenu_ = nullptr;
+    QAction* horizontal_ = nullptr;
+    QPushButton* cancelLayout_ = nullptr;
+    QTimer* layoutNotice_ = nullptr;
     QFutureWatcher<LoadOutcome> loadWatcher_;
+    std::shared_ptr<const Graph> graph_;
     QString currentPath_;
     int loadGeneration_ = 0;  // a newer openModel() makes older results stale
 };

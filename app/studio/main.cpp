@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
     }
     if (parser.isSet(screenshot)) {
         const QString png = parser.value(screenshot);
-        QObject::connect(&window, &graphopt::ui::MainWindow::modelLoaded, &window, [&window, png] {
+        QObject::connect(&window, &graphopt::ui::MainWindow::layoutReady, &window, [&window, png] {
             // Let layouts settle before grabbing.
             QTimer::singleShot(300, &window, [&window, png] {
                 const bool ok = window.grab().save(png);

@@ -9,8 +9,13 @@
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QTest>
+#include <QFileInfo>
 
+#include "GraphView.h"
+#include "LayoutJob.h"
 #include "MainWindow.h"
+#include <QTextBrowser>
 
 using graphopt::ui::MainWindow;
 
@@ -52,10 +57,55 @@ TEST(MainWindow, ABadFileIsReportedAndTheOldModelStays) {
     EXPECT_EQ(w.currentPath(), kModels + "alexnet.onnx");
 }
 
+TEST(MainWindow, LaysOutTheGraphInAChildProcessAndFindsNodes) {
+    MainWindow w;
+    QSignalSpy ready(&w, &MainWindow::layoutReady);
+    w.openModel(kModels + "resnet18.onnx");
+    ASSERT_TRUE(ready.wait(60000));
+    graphopt::ui::GraphView* view = w.graphView();
+    EXPECT_EQ(view->nodeItemCount(), 49);
+    // Ops get their family colour until a placement colours them by device.
+    EXPECT_EQ(view->nodeColor(0), graphopt::ui::GraphView::opColor("Conv"));
+    const int found = view->findNext("layer3.1/conv2");
+    ASSERT_GE(found, 0);
+    EXPECT_EQ(w.graph()->nodes()[found].name, "/layer3/layer3.1/conv2/Conv");
+    EXPECT_EQ(view->selectedNode(), found);
+    auto* props = w.findChild<QTextBrowser*>();
+    ASSERT_NE(props, nullptr);
+    EXPECT_TRUE(props->toPlainText().contains("layer3.1/conv2")) << props->toPlainText().toStdString();
+    EXPECT_TRUE(props->toPlainText().contains("kernel_shape"));
+    QVector<QColor> colors(49, QColor(Qt::red));
+    view->setNodeColors(colors);
+    EXPECT_EQ(view->nodeColor(5), QColor(Qt::red));
+
+    QTemporaryDir dir;
+    EXPECT_TRUE(view->exportImage(dir.filePath("g.png")));
+    EXPECT_TRUE(view->exportImage(dir.filePath("g.svg")));
+    EXPECT_GT(QFileInfo(dir.filePath("g.png")).size(), 1000);
+    EXPECT_GT(QFileInfo(dir.filePath("g.svg")).size(), 1000);
+}
+
+TEST(LayoutJob, CancelStopsARunningLayout) {
+    graphopt::ui::LayoutJob job;
+    QSignalSpy finished(&job, &graphopt::ui::LayoutJob::finished);
+    QSignalSpy cancelled(&job, &graphopt::ui::LayoutJob::cancelled);
+    // DenseNet-161 takes tens of seconds in dot: long enough to cancel.
+    job.start(kModels + "densenet161.onnx", false);
+    EXPECT_TRUE(job.isRunning());
+    QTest::qWait(300);
+    job.cancel();
+    EXPECT_FALSE(job.isRunning());
+    EXPECT_EQ(cancelled.count(), 1);
+    QTest::qWait(500);
+    EXPECT_EQ(finished.count(), 0);  // nothing arrives from the killed process
+}
+
 int main(int argc, char** argv) {
     qputenv("QT_QPA_PLATFORM", "offscreen");
     QStandardPaths::setTestModeEnabled(true);  // QSettings go to a test location, not the user's
     QApplication app(argc, argv);
+    // Use the CLI of this build tree for layouts.
+    qputenv("GRAPHOPT_CLI", GRAPHOPT_BINARY_DIR "/app/graphopt");
     QApplication::setOrganizationName("GraphOptStudioTests");
     QApplication::setApplicationName("ui_tests");
     ::testing::InitGoogleTest(&argc, argv);

@@ -1,0 +1,307 @@
+#include "GraphView.h"
+
+#include <QFileInfo>
+#include <QGraphicsItem>
+#include <QGraphicsScene>
+#include <QGraphicsSceneHoverEvent>
+#include <QKeyEvent>
+#include <QLocale>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+#include <QSvgGenerator>
+#include <QWheelEvent>
+#include <cmath>
+
+namespace graphopt::ui {
+
+namespace {
+
+QString tensorSummary(const Graph& g, int t) {
+    const Tensor& tensor = g.tensors()[t];
+    return QString("%1 %2 %3")
+        .arg(QString::fromStdString(tensor.name).toHtmlEscaped(),
+             QString::fromStdString(tensor.shapeKnown ? shapeToString(tensor.shape) : std::string("[?]")),
+             QLocale().formattedDataSize(tensor.bytes));
+}
+
+QString nodeToolTip(const Graph& g, int v) {
+    const Node& n = g.nodes()[v];
+    QString tip = QString("<b>%1</b> %2<br>%3 MFLOP")
+                      .arg(QString::fromStdString(n.op).toHtmlEscaped(), QString::fromStdString(n.name).toHtmlEscaped(),
+                           QLocale().toString(n.flops / 1e6, 'f', 2));
+    for (int t : n.inputs)
+        if (t >= 0) tip += "<br>in: " + tensorSummary(g, t);
+    for (int t : n.outputs) tip += "<br>out: " + tensorSummary(g, t);
+    return tip;
+}
+
+QString edgeToolTip(const Graph& g, int src, int dst) {
+    QStringList parts;
+    for (int t : g.nodes()[src].outputs)
+        for (const auto& [consumer, port] : g.consumers(t))
+            if (consumer == dst) {
+                parts << tensorSummary(g, t);
+                break;
+            }
+    if (parts.isEmpty()) parts << QObject::tr("control dependency");
+    return parts.join("<br>");
+}
+
+QColor textColorOn(const QColor& fill) { return fill.lightnessF() > 0.55 ? QColor(20, 20, 20) : QColor(250, 250, 250); }
+
+}  // namespace
+
+// One operation: a rounded box with the op type (bold) and the node name (elided) below it.
+class NodeItem : public QGraphicsItem {
+public:
+    NodeItem(int id, const Node& node, const NodeBox& box)
+        : id_(id), op_(QString::fromStdString(node.op)), name_(QString::fromStdString(node.name)),
+          rect_(-box.width / 2, -box.height / 2, box.width, box.height) {
+        setPos(box.x, box.y);
+        setFlag(ItemIsSelectable);
+        setAcceptHoverEvents(true);
+        fill_ = GraphView::opColor(node.op);
+        setZValue(1);
+    }
+    int id() const { return id_; }
+    QColor fill() const { return fill_; }
+    void setFill(const QColor& c) {
+        fill_ = c;
+        update();
+    }
+    const QString& name() const { return name_; }
+    const QString& op() const { return op_; }
+    QRectF boundingRect() const override { return rect_.adjusted(-3, -3, 3, 3); }
+
+    void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) override {
+        const double lod = option->levelOfDetailFromTransform(p->worldTransform());
+        const bool selected = isSelected();
+        p->setPen(QPen(selected ? QColor(255, 140, 0) : fill_.darker(160), selected ? 3.0 : 1.0));
+        p->setBrush(fill_);
+        if (lod < 0.15) {  // far out: boxes only, text would be unreadable anyway
+            p->drawRect(rect_);
+            return;
+        }
+        p->drawRoundedRect(rect_, 5, 5);
+        p->setPen(textColorOn(fill_));
+        QFont f = p->font();
+        f.setPointSizeF(9);
+        f.setBold(true);
+        p->setFont(f);
+        const QRectF top(rect_.left() + 4, rect_.top() + 2, rect_.width() - 8, rect_.height() / 2 - 1);
+        p->drawText(top, Qt::AlignCenter, op_);
+        f.setBold(false);
+        f.setPointSizeF(7);
+        p->setFont(f);
+        const QRectF bottom(rect_.left() + 4, rect_.center().y(), rect_.width() - 8, rect_.height() / 2 - 2);
+        p->drawText(bottom, Qt::AlignCenter, QFontMetricsF(f).elidedText(name_, Qt::ElideMiddle, bottom.width()));
+    }
+
+private:
+    int id_;
+    QString op_, name_;
+    QRectF rect_;
+    QColor fill_;
+};
+
+GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
+    setScene(new QGraphicsScene(this));
+    setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    setDragMode(ScrollHandDrag);
+    setTransformationAnchor(AnchorUnderMouse);
+    setViewportUpdateMode(BoundingRectViewportUpdate);
+    setBackgroundBrush(QColor(250, 250, 252));
+    connect(scene(), &QGraphicsScene::selectionChanged, this, [this] { emit nodeSelected(selectedNode()); });
+}
+
+QColor GraphView::opColor(const std::string& op) {
+    if (op == "Conv" || op == "ConvTranspose") return QColor(86, 140, 212);
+    if (op == "Gemm" || op == "MatMul") return QColor(62, 110, 180);
+    if (op.find("Pool") != std::string::npos) return QColor(122, 186, 120);
+    if (op.find("Norm") != std::string::npos) return QColor(180, 150, 210);
+    if (op == "Relu" || op == "Sigmoid" || op == "HardSwish" || op == "HardSigmoid" || op == "Clip" || op == "Tanh" ||
+        op == "Erf" || op == "Softmax" || op == "LeakyRelu")
+        return QColor(240, 176, 96);
+    if (op == "Add" || op == "Mul" || op == "Sub" || op == "Div") return QColor(232, 212, 120);
+    if (op == "Concat" || op == "Reshape" || op == "Flatten" || op == "Transpose" || op == "Split" || op == "Slice" ||
+        op == "Gather" || op == "Squeeze" || op == "Unsqueeze")
+        return QColor(200, 200, 200);
+    return QColor(214, 222, 230);
+}
+
+void GraphView::clearGraph(const QString& message) {
+    scene()->clear();
+    nodeItems_.clear();
+    graph_.reset();
+    if (!message.isEmpty()) showMessage(message);
+}
+
+void GraphView::showMessage(const QString& message) {
+    scene()->clear();
+    nodeItems_.clear();
+    auto* text = scene()->addText(message);
+    QFont f = text->font();
+    f.setPointSize(12);
+    text->setFont(f);
+    text->setDefaultTextColor(QColor(90, 90, 90));
+    scene()->setSceneRect(text->boundingRect().adjusted(-40, -40, 40, 40));
+    resetTransform();
+    centerOn(text);
+}
+
+void GraphView::showGraph(std::shared_ptr<const Graph> graph, const GraphLayout& layout) {
+    scene()->clear();
+    nodeItems_.clear();
+    graph_ = std::move(graph);
+    const Graph& g = *graph_;
+    const QPen edgePen(QColor(110, 110, 120), 1.2);
+    for (const EdgeRoute& e : layout.edges) {
+        if (e.points.size() < 2) continue;
+        QPainterPath path(QPointF(e.points[0].x, e.points[0].y));
+        if (e.bezier) {
+            for (size_t k = 1; k + 2 < e.points.size(); k += 3)  // p0, then (c1, c2, p) triples
+                path.cubicTo(e.points[k].x, e.points[k].y, e.points[k + 1].x, e.points[k + 1].y, e.points[k + 2].x,
+                             e.points[k + 2].y);
+        } else {
+            for (size_t k = 1; k < e.points.size(); ++k) path.lineTo(e.points[k].x, e.points[k].y);
+        }
+        QPointF tail = path.currentPosition();
+        QPointF tip = tail;
+        if (e.hasArrow) {
+            tip = QPointF(e.arrowTip.x, e.arrowTip.y);
+            path.lineTo(tip);
+        } else if (!e.bezier && e.dst >= 0) {
+            tip = path.currentPosition();
+            tail = QPointF(e.points[e.points.size() - 2].x, e.points[e.points.size() - 2].y);
+        }
+        auto* item = scene()->addPath(path, edgePen);
+        item->setToolTip(edgeToolTip(g, e.src, e.dst));
+        item->setData(0, e.src);
+        item->setData(1, e.dst);
+        // Arrowhead: a small triangle pointing from tail to tip.
+        const QLineF dir(tip, tail);
+        if (dir.length() > 0.1) {
+            const double angle = std::atan2(-dir.dy(), dir.dx());
+            const double size = 7;
+            QPolygonF head;
+            head << tip << tip + QPointF(std::cos(angle + 0.45) * size, -std::sin(angle + 0.45) * size)
+                 << tip + QPointF(std::cos(angle - 0.45) * size, -std::sin(angle - 0.45) * size);
+            auto* arrow = scene()->addPolygon(head, QPen(edgePen.color()), QBrush(edgePen.color()));
+            arrow->setParentItem(item);
+        }
+    }
+    nodeItems_.reserve(layout.nodes.size());
+    for (size_t v = 0; v < layout.nodes.size() && v < g.nodeCount(); ++v) {
+        auto* item = new NodeItem(static_cast<int>(v), g.nodes()[v], layout.nodes[v]);
+        item->setToolTip(nodeToolTip(g, static_cast<int>(v)));
+        scene()->addItem(item);
+        nodeItems_.push_back(item);
+    }
+    scene()->setSceneRect(QRectF(-20, -20, layout.width + 40, layout.height + 40));
+    fitToWindow();
+}
+
+void GraphView::setNodeColors(const QVector<QColor>& colors) {
+    if (!graph_) return;
+    for (NodeItem* item : nodeItems_) {
+        const int id = item->id();
+        item->setFill(id < colors.size() && colors[id].isValid() ? colors[id] : opColor(graph_->nodes()[id].op));
+    }
+}
+
+QColor GraphView::nodeColor(int node) const {
+    return node >= 0 && node < static_cast<int>(nodeItems_.size()) ? nodeItems_[node]->fill() : QColor();
+}
+
+int GraphView::selectedNode() const {
+    const auto items = scene()->selectedItems();
+    for (auto* it : items)
+        if (auto* n = dynamic_cast<NodeItem*>(it)) return n->id();
+    return -1;
+}
+
+void GraphView::selectNode(int node) {
+    if (node < 0 || node >= static_cast<int>(nodeItems_.size())) return;
+    scene()->clearSelection();
+    nodeItems_[node]->setSelected(true);
+    if (transform().m11() < 0.6) {  // zoom in enough to read the node
+        resetTransform();
+        scale(0.8, 0.8);
+    }
+    centerOn(nodeItems_[node]);
+}
+
+int GraphView::findNext(const QString& text) {
+    if (text.isEmpty() || nodeItems_.empty()) return -1;
+    const int n = static_cast<int>(nodeItems_.size());
+    const int start = selectedNode() + 1;
+    for (int k = 0; k < n; ++k) {
+        NodeItem* item = nodeItems_[(start + k) % n];
+        if (item->name().contains(text, Qt::CaseInsensitive) || item->op().contains(text, Qt::CaseInsensitive)) {
+            selectNode(item->id());
+            return item->id();
+        }
+    }
+    return -1;
+}
+
+void GraphView::zoomBy(double factor) {
+    const double current = transform().m11();
+    const double target = std::clamp(current * factor, 0.01, 8.0);
+    scale(target / current, target / current);
+}
+
+void GraphView::fitToWindow() {
+    if (!scene()->items().isEmpty()) fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
+    // A tall chain fitted whole would be unreadably small: keep a readable zoom and show the top.
+    constexpr double kMinReadableZoom = 0.6;
+    if (transform().m11() < kMinReadableZoom && graph_) {
+        resetTransform();
+        scale(kMinReadableZoom, kMinReadableZoom);
+        centerOn(scene()->sceneRect().center().x(), scene()->sceneRect().top());
+    }
+}
+
+bool GraphView::exportImage(const QString& path) {
+    const QRectF area = scene()->sceneRect();
+    if (QFileInfo(path).suffix().compare("svg", Qt::CaseInsensitive) == 0) {
+        QSvgGenerator svg;
+        svg.setFileName(path);
+        svg.setSize(area.size().toSize());
+        svg.setViewBox(QRectF(QPointF(0, 0), area.size()));
+        svg.setTitle("GraphOpt Studio graph");
+        QPainter p(&svg);
+        if (!p.isActive()) return false;
+        scene()->render(&p, QRectF(QPointF(0, 0), area.size()), area);
+        return p.end();
+    }
+    // PNG: scale so the image stays under ~16k pixels on its long side.
+    const double scaleFactor = std::min(2.0, 16000.0 / std::max(area.width(), area.height()));
+    QImage image((area.size() * scaleFactor).toSize(), QImage::Format_ARGB32_Premultiplied);
+    if (image.isNull()) return false;
+    image.fill(Qt::white);
+    QPainter p(&image);
+    p.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    scene()->render(&p, QRectF(QPointF(0, 0), image.size()), area);
+    p.end();
+    return image.save(path);
+}
+
+void GraphView::wheelEvent(QWheelEvent* event) {
+    const double steps = event->angleDelta().y() / 120.0;
+    if (steps != 0) zoomBy(std::pow(1.2, steps));
+    event->accept();
+}
+
+void GraphView::keyPressEvent(QKeyEvent* event) {
+    if (event->key() == Qt::Key_Plus || event->key() == Qt::Key_Equal)
+        zoomBy(1.25);
+    else if (event->key() == Qt::Key_Minus)
+        zoomBy(0.8);
+    else if (event->key() == Qt::Key_0)
+        fitToWindow();
+    else
+        QGraphicsView::keyPressEvent(event);
+}
+
+}  // namespace graphopt::ui
