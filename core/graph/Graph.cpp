@@ -173,8 +173,9 @@ void Graph::finalize() {
 
 std::vector<int> Graph::topologicalOrder() const {
     const int nn = static_cast<int>(nodes_.size());
+    if (preds_.size() != nodes_.size()) throw GraphError("graph was not finalized");
     std::vector<int> indeg(nn, 0);
-    for (int v = 0; v < nn; ++v) indeg[v] = static_cast<int>(preds_.empty() ? 0 : preds_[v].size());
+    for (int v = 0; v < nn; ++v) indeg[v] = static_cast<int>(preds_[v].size());
     std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
     for (int v = 0; v < nn; ++v)
         if (indeg[v] == 0) ready.push(v);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "graph/GraphError.h"
+#include "graph/LoaderText.h"
 #include "graph/OpCosts.h"
 
 namespace graphopt {
@@ -14,21 +15,9 @@ namespace graphopt {
 namespace fs = std::filesystem;
 
 void throwLoadError(const std::string& path, const std::string& reason) {
-    // Names in a damaged file can hold control bytes; show them escaped so the message stays one
-    // readable line.
-    std::string clean;
-    clean.reserve(reason.size());
-    for (unsigned char c : reason) {
-        if (c < 0x20 || c == 0x7f) {
-            static const char* hex = "0123456789abcdef";
-            clean += "\\x";
-            clean += hex[c >> 4];
-            clean += hex[c & 15];
-        } else {
-            clean += static_cast<char>(c);
-        }
-    }
-    throw GraphError(path + ": " + clean);
+    // Names in a damaged file can hold control bytes or broken UTF-8: keep the message one
+    // printable line.
+    throw GraphError(path + ": " + printableText(reason));
 }
 
 namespace {
@@ -94,7 +83,11 @@ GraphFormat sniffFormat(const std::string& path) {
     auto startsWith = [&](const char* w) { return rest.rfind(w, 0) == 0; };
     if (startsWith("digraph") || startsWith("graph") || startsWith("strict")) return GraphFormat::Dot;
     if (startsWith("node") || startsWith("#")) return GraphFormat::CostGraphText;
-    return GraphFormat::Onnx;
+    // An ONNX protobuf starts with binary field tags; plain text is taken as CostGraphDef text.
+    const bool text = !rest.empty() && std::all_of(rest.begin(), rest.end(), [](unsigned char c) {
+        return c >= 0x20 || c == '\n' || c == '\r' || c == '\t';
+    });
+    return text ? GraphFormat::CostGraphText : GraphFormat::Onnx;
 }
 
 }  // namespace
