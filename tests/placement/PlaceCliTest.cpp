@@ -1,0 +1,99 @@
+// `graphopt place` as a user runs it: the JSON fields others rely on, the text report, and errors
+// as one line on stderr with exit status 2.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+    int status = -1;
+    std::string out, err;
+};
+
+Result runGraphopt(const std::string& args) {
+    const fs::path errFile = fs::temp_directory_path() / ("graphopt-place-err-" + std::to_string(::getpid()));
+    const std::string cmd = std::string(GRAPHOPT_BINARY_DIR) + "/app/graphopt " + args + " 2>" + errFile.string();
+    Result r;
+    FILE* p = ::popen(cmd.c_str(), "r");
+    if (!p) return r;
+    std::array<char, 4096> buf{};
+    size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+    int st = ::pclose(p);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    std::ifstream in(errFile);
+    r.err.assign(std::istreambuf_iterator<char>(in), {});
+    fs::remove(errFile);
+    return r;
+}
+
+const std::string kResnet = std::string(GRAPHOPT_SOURCE_DIR) + "/resources/models/resnet18.onnx";
+
+int lines(const std::string& s) { return int(std::count(s.begin(), s.end(), '\n')); }
+
+}  // namespace
+
+TEST(PlaceCli, JsonHasTheDocumentedFields) {
+    if (!fs::exists(kResnet)) GTEST_SKIP() << "no " << kResnet;
+    Result r = runGraphopt("place " + kResnet + " --objective memory --engine brkga --budget 300 --seed 2 --threads 2 "
+                           "--json --no-store");
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    for (const char* key : {"objective", "cost", "runtime_s", "peak_bytes", "evaluations", "wall_s", "placement", "order",
+                            "device_peak_bytes"})
+        EXPECT_TRUE(j.contains(key)) << key;
+    EXPECT_EQ(j["objective"], "memory");
+    EXPECT_EQ(j["evaluations"], 300);
+    EXPECT_EQ(j["placement"].size(), j["order"].size());
+    EXPECT_GT(j["peak_bytes"].get<int64_t>(), 0);
+    // Same seed, same answer, whatever the thread count.
+    Result again = runGraphopt("place " + kResnet + " --objective memory --engine brkga --budget 300 --seed 2 "
+                               "--threads 1 --json --no-store");
+    ASSERT_EQ(again.status, 0) << again.err;
+    auto j2 = nlohmann::json::parse(again.out);
+    EXPECT_EQ(j["cost"], j2["cost"]);
+    EXPECT_EQ(j["placement"], j2["placement"]);
+}
+
+TEST(PlaceCli, TextReportAndEveryEngineRuns) {
+    if (!fs::exists(kResnet)) GTEST_SKIP() << "no " << kResnet;
+    for (const char* engine : {"brkga", "random", "local", "list", "dfs", "postorder", "xla-best", "heft", "single"}) {
+        Result r = runGraphopt("place " + kResnet + " --engine " + engine + " --budget 200 --devices 4xgpu-nvlink --no-store");
+        ASSERT_EQ(r.status, 0) << engine << ": " << r.err;
+        for (const char* what : {"running time:", "peak memory:", "gpu3", "evaluations:", "wall time:"})
+            EXPECT_NE(r.out.find(what), std::string::npos) << engine << " " << what << "\n" << r.out;
+    }
+}
+
+TEST(PlaceCli, ErrorsAreOneLineAndExitTwo) {
+    struct Case {
+        std::string args, needle;
+    };
+    const std::vector<Case> cases = {
+        {"place " + kResnet + " --bogus --no-store", "--bogus"},
+        {"place " + kResnet + " --devices 8xtpu --no-store", "8xtpu"},
+        {"place /nonexistent/model.onnx --no-store", "/nonexistent/model.onnx"},
+        {"place " + kResnet + " --engine magic --no-store", "magic"},
+        {"place " + kResnet + " --objective speed --no-store", "speed"},
+        {"place " + kResnet + " --budget lots --no-store", "lots"},
+        {"place " + kResnet + " --engine exhaustive --no-store", "tiny graphs"},
+        {"place --no-store", "MODEL"},
+    };
+    for (const auto& c : cases) {
+        Result r = runGraphopt(c.args);
+        EXPECT_EQ(r.status, 2) << c.args;
+        EXPECT_EQ(lines(r.err), 1) << c.args << ": " << r.err;
+        EXPECT_NE(r.err.find(c.needle), std::string::npos) << c.args << ": " << r.err;
+        EXPECT_TRUE(r.out.empty()) << c.args;
+    }
+}
