@@ -124,6 +124,16 @@ ScheduleProblem::ScheduleProblem(const Graph& g, const DeviceModel& m, ScheduleO
             }
     capacity.resize(d);
     for (int k = 0; k < d; ++k) capacity[k] = m.devices[k].memoryBytes;
+    double worst = 0;  // every tensor (at most one copy per device), every weight, one temporary
+    for (int64_t b : tensorBytes) worst += double(b);
+    if (options.countWeights)
+        for (int64_t b : weightBytes) worst += double(b);
+    int64_t maxTemp = 0;
+    for (int64_t b : tempBytes) maxTemp = std::max(maxTemp, b);
+    worst += double(maxTemp);
+    runtimeCannotOverflow = options.objective == PlacementObjective::Runtime;
+    for (int k = 0; k < d; ++k)
+        if (worst > double(capacity[k])) runtimeCannotOverflow = false;
 }
 
 }  // namespace graphopt

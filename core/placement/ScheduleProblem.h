@@ -59,6 +59,10 @@ struct ScheduleProblem {
     std::vector<int> offDiagonalLinks;                   // a*d+b for a != b
     std::vector<int64_t> capacity;                      // d
 
+    // Runtime objective, and on every device all tensors + weights + the largest temporary fit:
+    // no schedule can overflow, so memory never changes the cost.
+    bool runtimeCannotOverflow = false;
+
     int edgesTotal() const { return static_cast<int>(consNodes.size() + ctrlSucc.size()); }
 };
 

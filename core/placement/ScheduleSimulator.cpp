@@ -2,13 +2,14 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 
 namespace graphopt {
 
 namespace {
 
-constexpr int kFinish = 0, kArrival = 1;
+constexpr int kArrival = 1;  // event kinds: 0 = an op ends, 1 = a transfer arrives
 
 // Ready-queue entry: priority (as float bits, monotonic for non-negative floats) above the
 // complemented node id, so a plain max-heap on the integer gives highest priority, then lowest id.
@@ -37,6 +38,8 @@ ScheduleSimulator::ScheduleSimulator(std::shared_ptr<const ScheduleProblem> prob
     // Every (tensor, device) pair is sent at most once.
     transfers_.resize(nt * d + 1);
     startingNow_.resize(nt * d + 1);
+    candTime_.resize(d * d);
+    candKey_.resize(d * d);
     linkArrive_.resize(d * d);
     linkTail_.resize(d * d);
     level_.resize(d);
@@ -47,13 +50,20 @@ ScheduleSimulator::ScheduleSimulator(std::shared_ptr<const ScheduleProblem> prob
 
 ScheduleCosts ScheduleSimulator::evaluate(std::span<const double> keys) {
     if (keys.size() != keyCount()) throw std::invalid_argument("ScheduleSimulator: wrong number of keys");
-    return run<false>(keys.data(), nullptr);
+    return fast(keys.data());
+}
+
+ScheduleCosts ScheduleSimulator::fast(const double* keys) {
+    // Runtime objective and no device can overflow whatever the schedule: the peak cannot change
+    // the cost, so the memory accounting is skipped (about a third of the work).
+    if (p_->runtimeCannotOverflow) return run<false, false>(keys, nullptr);
+    return run<false, true>(keys, nullptr);
 }
 
 ScheduleCosts ScheduleSimulator::simulate(std::span<const double> keys, ScheduleDetail* detail) {
     if (keys.size() != keyCount()) throw std::invalid_argument("ScheduleSimulator: wrong number of keys");
-    if (!detail) return run<false>(keys.data(), nullptr);
-    return run<true>(keys.data(), detail);
+    if (!detail) return run<false, true>(keys.data(), nullptr);
+    return run<true, true>(keys.data(), detail);
 }
 
 ScheduleCosts ScheduleSimulator::evaluatePlacement(std::span<const int> placement, std::span<const int> order,
@@ -67,11 +77,11 @@ ScheduleCosts ScheduleSimulator::evaluatePlacement(std::span<const int> placemen
         keyScratch_[size_t(v) * (d + 1) + placement[v]] = 1.0;
     }
     for (int r = 0; r < n; ++r) keyScratch_[size_t(order[r]) * (d + 1) + d] = 1.0 - double(r) / n;
-    if (detail) return run<true>(keyScratch_.data(), detail);
-    return run<false>(keyScratch_.data(), nullptr);
+    if (detail) return run<true, true>(keyScratch_.data(), detail);
+    return run<false, true>(keyScratch_.data(), nullptr);
 }
 
-template <bool Record>
+template <bool Record, bool Memory>
 ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail) {
     const ScheduleProblem& P = *p_;
     const int n = P.n, d = P.d, nt = P.numTensors;
@@ -99,7 +109,7 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
     std::fill(count_.begin(), count_.end(), 0);
     for (int t = 0; t < nt; ++t)
         for (int i = consStart[t]; i < consStart[t + 1]; ++i) ++count[t * d + dev[consNodes[i]]];
-    for (int t = 0; t < nt; ++t) {
+    if constexpr (Memory) for (int t = 0; t < nt; ++t) {
         int* pt = pending + t * d;
         const int* ct = count + t * d;
         int sends = 0;
@@ -114,22 +124,23 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
     std::fill(level_.begin(), level_.end(), 0);
     if constexpr (Record) detail->clear(n, d);
     auto alloc = [&](int k, int64_t bytes, double now) {
-        if (!bytes) return;
+        if (!Memory || !bytes) return;
         level[k] += bytes;
         if (level[k] > peak[k]) peak[k] = level[k];
         if constexpr (Record) detail->memory[k].push_back({now, level[k]});
     };
     auto release = [&](int k, int64_t bytes, double now) {
-        if (!bytes) return;
+        if (!Memory || !bytes) return;
         level[k] -= bytes;
         if constexpr (Record) detail->memory[k].push_back({now, level[k]});
     };
     // Graph inputs: on each consuming device from time 0. Weights: resident on each device that
     // runs a consumer.
-    for (int t = P.firstInput; t < nt; ++t)
-        for (int k = 0; k < d; ++k)
-            if (count[t * d + k] > 0) level[k] += P.tensorBytes[t];
-    if (P.options.countWeights) {
+    if constexpr (Memory)
+        for (int t = P.firstInput; t < nt; ++t)
+            for (int k = 0; k < d; ++k)
+                if (count[t * d + k] > 0) level[k] += P.tensorBytes[t];
+    if (Memory && P.options.countWeights) {
         std::fill(weightMark_.begin(), weightMark_.end(), 0);
         const int nw = static_cast<int>(P.weightBytes.size());
         for (int w = 0; w < nw; ++w)
@@ -156,6 +167,7 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
     double* runEnd = runEnd_.data();
     int* linkArrive = linkArrive_.data();
     int* linkTail = linkTail_.data();
+    int* readySize = readySize_.data();
     Transfer* xf = transfers_.data();
     int nx = 0;
 
@@ -200,14 +212,18 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
     // The next event: the least of the ops running (at most one per device) and the head of each
     // link's FIFO queue (arrival times only grow along a link). Ties: op ends before arrivals, then
     // lower node id / (tensor, device) id. No event heap is needed.
-    double bt = 0;
-    int bkind = -1;  // -1 none, 0 op end, 1 arrival
-    int64_t bid = 0;
-    int bwhere = -1;
-    auto consider = [&](double t, int kind, int64_t id, int where) {
-        if (bkind < 0 || t < bt || (t == bt && (kind < bkind || (kind == bkind && id < bid))))
-            bt = t, bkind = kind, bid = id, bwhere = where;
-    };
+    // Candidates: slot k < d is device k's running op, slot d + i the head of off-diagonal link i;
+    // key = kind << 40 | id (kind 0 op end, 1 arrival), so one integer compare breaks time ties.
+    constexpr double kNever = std::numeric_limits<double>::infinity();
+    constexpr int64_t kNoKey = std::numeric_limits<int64_t>::max();
+    const int nSlots = d + static_cast<int>(P.offDiagonalLinks.size());
+    double* candT = candTime_.data();
+    int64_t* candK = candKey_.data();
+    for (int i = 0; i < nSlots; ++i) candT[i] = kNever, candK[i] = kNoKey;
+    auto linkSlot = [d](int a, int b) { return d + a * (d - 1) + (b < a ? b : b - 1); };
+    double bt = kNever;
+    int64_t bk = kNoKey;
+    int bslot = -1;
     auto dispatch = [&](double now) {
         for (int i = 0; i < nStarting; ++i) {
             const Transfer& x = xf[starting[i]];
@@ -215,14 +231,16 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
         }
         nStarting = 0;
         for (int k = 0; k < d; ++k) {
-            if (runNode[k] >= 0 || readySize_[k] == 0) continue;
+            if (runNode[k] >= 0 || readySize[k] == 0) continue;
             const int v = popReady(k);
             runNode[k] = v;
             ++started;
             alloc(k, P.outBytes[v] + P.tempBytes[v], now);
             const double end = now + P.opCost[size_t(v) * d + k];
             runEnd[k] = end;
-            consider(end, kFinish, v, k);
+            candT[k] = end;
+            candK[k] = v;
+            if (end < bt || (end == bt && int64_t(v) < bk)) bt = end, bk = v, bslot = k;
             if constexpr (Record) {
                 detail->ops[v] = {v, k, now, end};
                 detail->order.push_back(v);
@@ -234,30 +252,29 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
         if (remaining[v] == 0) pushReady(v);
 
     const int* offLinks = P.offDiagonalLinks.data();
-    const int nLinks = static_cast<int>(P.offDiagonalLinks.size());
     double now = 0;
     bool dispatchDue = true;
     for (;;) {
-        bkind = -1;
-        for (int k = 0; k < d; ++k)
-            if (runNode[k] >= 0) consider(runEnd[k], kFinish, runNode[k], k);
-        for (int i = 0; i < nLinks; ++i) {
-            const int l = offLinks[i];
-            if (linkArrive[l] >= 0) consider(xf[linkArrive[l]].end, kArrival, xf[linkArrive[l]].id, l);
+        bt = kNever, bk = kNoKey, bslot = -1;
+        for (int i = 0; i < nSlots; ++i) {
+            const double t = candT[i];
+            if (t < bt || (t == bt && candK[i] < bk)) bt = t, bk = candK[i], bslot = i;
         }
-        if (dispatchDue && (bkind < 0 || bt > now)) {
+        if (dispatchDue && (bslot < 0 || bt > now)) {
             dispatch(now);  // merges the ops it starts into the choice of the next event
             dispatchDue = false;
         }
-        if (bkind < 0) break;
+        if (bslot < 0) break;
         now = bt;
         dispatchDue = true;
-        if (bkind == kFinish) {
-            const int k = bwhere, v = runNode[k];
+        if (bslot < d) {  // an op ends
+            const int k = bslot, v = runNode[k];
             runNode[k] = -1;
+            candT[k] = kNever;
+            candK[k] = kNoKey;
             if (now > makespan) makespan = now;
             release(k, P.tempBytes[v], now);
-            for (int i = P.inStart[v]; i < P.inStart[v + 1]; ++i) {
+            if constexpr (Memory) for (int i = P.inStart[v]; i < P.inStart[v + 1]; ++i) {
                 const int t = P.inTensors[i];
                 if (--pending[t * d + k] == 0) {
                     const bool keep = P.tensorIsOutput[t] && dev[P.tensorProducer[t]] == k;
@@ -283,34 +300,45 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
                         xf[linkTail[l]].next = nx;  // starts when the one before it arrives
                     else {
                         linkArrive[l] = nx;
-                        starting[nStarting++] = nx;  // link idle: starts now
+                        const int slot = linkSlot(k, k2);
+                        candT[slot] = end;
+                        candK[slot] = (int64_t(kArrival) << 40) | xf[nx].id;
+                        if (Memory) starting[nStarting++] = nx;  // link idle: starts now
                     }
                     linkTail[l] = nx++;
                     if constexpr (Record)
                         detail->transfers.push_back({P.tensorGraphId[t], k, k2, start, end, P.tensorBytes[t]});
                 }
-                if (pending[t * d + k] == 0 && !P.tensorIsOutput[t]) release(k, P.tensorBytes[t], now);
+                if (Memory && pending[t * d + k] == 0 && !P.tensorIsOutput[t]) release(k, P.tensorBytes[t], now);
             }
             for (int i = P.ctrlStart[v]; i < P.ctrlStart[v + 1]; ++i)
                 if (--remaining[P.ctrlSucc[i]] == 0) pushReady(P.ctrlSucc[i]);
         } else {  // arrival
-            const int l = bwhere;
+            const int l = offLinks[bslot - d];
             const int x = linkArrive[l];
             linkArrive[l] = xf[x].next;
-            if (linkArrive[l] >= 0) starting[nStarting++] = linkArrive[l];  // the next one starts now
+            if (linkArrive[l] >= 0) {
+                candT[bslot] = xf[linkArrive[l]].end;
+                candK[bslot] = (int64_t(kArrival) << 40) | xf[linkArrive[l]].id;
+            } else {
+                candT[bslot] = kNever;
+                candK[bslot] = kNoKey;
+            }
+            if (Memory && linkArrive[l] >= 0) starting[nStarting++] = linkArrive[l];  // the next one starts now
             const int t = int(xf[x].id / d), k2 = int(xf[x].id % d);
             for (int j = consStart[t]; j < consStart[t + 1]; ++j) {
                 const int c = consNodes[j];
                 if (dev[c] == k2 && --remaining[c] == 0) pushReady(c);
             }
             const int src = dev[P.tensorProducer[t]];
-            if (--pending[t * d + src] == 0 && !P.tensorIsOutput[t]) release(src, P.tensorBytes[t], now);
+            if (Memory && --pending[t * d + src] == 0 && !P.tensorIsOutput[t]) release(src, P.tensorBytes[t], now);
         }
     }
     if (started != n) throw std::logic_error("ScheduleSimulator: some ops never became ready (is the graph a DAG?)");
 
     ScheduleCosts out;
     out.makespan = makespan;
+    out.memoryTracked = Memory;
     double excess = 0;
     for (int k = 0; k < d; ++k) {
         out.peakBytes = std::max(out.peakBytes, peak[k]);
@@ -327,7 +355,8 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
     return out;
 }
 
-template ScheduleCosts ScheduleSimulator::run<false>(const double*, ScheduleDetail*);
-template ScheduleCosts ScheduleSimulator::run<true>(const double*, ScheduleDetail*);
+template ScheduleCosts ScheduleSimulator::run<false, false>(const double*, ScheduleDetail*);
+template ScheduleCosts ScheduleSimulator::run<false, true>(const double*, ScheduleDetail*);
+template ScheduleCosts ScheduleSimulator::run<true, true>(const double*, ScheduleDetail*);
 
 }  // namespace graphopt

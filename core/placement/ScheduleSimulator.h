@@ -39,6 +39,7 @@ struct ScheduleCosts {
     double makespan = 0;  // seconds
     int64_t peakBytes = 0;
     bool feasible = true;
+    bool memoryTracked = true;  // false: evaluate() skipped the peak (see runtimeCannotOverflow)
 };
 
 class ScheduleSimulator {
@@ -48,8 +49,11 @@ public:
     const ScheduleProblem& problem() const { return *p_; }
     size_t keyCount() const { return size_t(p_->n) * (p_->d + 1); }
 
+    // The search's call. For the runtime objective on devices that cannot overflow whatever the
+    // schedule (ScheduleProblem::runtimeCannotOverflow) it skips the memory accounting and returns
+    // peakBytes = 0 with memoryTracked = false; simulate() always tracks memory.
     ScheduleCosts evaluate(std::span<const double> keys);
-    // Same decoding, and fills `detail` (may allocate).
+    // Same decoding with memory always tracked, and fills `detail` when given (may allocate).
     ScheduleCosts simulate(std::span<const double> keys, ScheduleDetail* detail);
     // An explicit placement (device per node) and order (a permutation of the nodes; earlier =
     // higher priority). A topological order on one device runs in exactly that order.
@@ -66,7 +70,8 @@ private:
         int64_t id;  // tensor * d + destination device
         int next;    // next transfer queued on the same link, -1 at the tail
     };
-    template <bool Record>
+    ScheduleCosts fast(const double* keys);
+    template <bool Record, bool Memory>
     ScheduleCosts run(const double* keys, ScheduleDetail* detail);
 
     std::shared_ptr<const ScheduleProblem> p_;
@@ -83,7 +88,9 @@ private:
     std::vector<double> runEnd_;  // per device: when it ends
     std::vector<Transfer> transfers_;
     std::vector<int> linkArrive_, linkTail_;  // per link: first transfer not arrived, last queued
-    std::vector<int> startingNow_;            // transfers starting at the current time
+    std::vector<int> startingNow_;
+    std::vector<double> candTime_;  // next-event candidates: d devices, then the d(d-1) links
+    std::vector<int64_t> candKey_;            // transfers starting at the current time
     std::vector<int64_t> level_, peak_;
     std::vector<int> weightMark_;
     std::vector<double> keyScratch_;

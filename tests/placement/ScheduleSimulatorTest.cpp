@@ -245,11 +245,28 @@ TEST(ScheduleSimulator, EvaluateMatchesSimulateAndReusesBuffers) {
         ScheduleCosts b = sim.simulate(keys, &d);
         ScheduleCosts c = sim.evaluate(keys);
         EXPECT_EQ(a.cost, b.cost);
-        EXPECT_EQ(a.peakBytes, b.peakBytes);
         EXPECT_EQ(a.cost, c.cost);
         EXPECT_EQ(d.makespan, a.makespan);
+        // Runtime on 4 x 16 GiB: nothing can overflow, so evaluate() skips the memory accounting.
+        EXPECT_FALSE(a.memoryTracked);
+        EXPECT_TRUE(b.memoryTracked);
     }
     EXPECT_THROW(sim.evaluate(std::vector<double>(3, 0.5)), std::invalid_argument);
+
+    // Memory objective, or devices that could overflow: evaluate() tracks memory.
+    auto mem = makeSim(g, DeviceModel::preset("4xgpu-nvlink"), PlacementObjective::Memory);
+    auto tight = makeSim(g, test::testDevices(2, 1e-5, 1e9, 1000));
+    for (ScheduleSimulator* s : {&mem, &tight}) {
+        std::vector<double> k(s->keyCount());
+        for (auto& x : k) x = rng.uniform();
+        ScheduleCosts a = s->evaluate(k);
+        ScheduleDetail d;
+        ScheduleCosts b = s->simulate(k, &d);
+        EXPECT_TRUE(a.memoryTracked);
+        EXPECT_EQ(a.peakBytes, b.peakBytes);
+        EXPECT_EQ(a.cost, b.cost);
+    }
+    EXPECT_FALSE(tight.problem().runtimeCannotOverflow);
 }
 
 TEST(ScheduleSimulator, KeysFromPlacementOrderReproduceTheOrderOnOneDevice) {
