@@ -1,6 +1,9 @@
 #include "GraphView.h"
 
 #include <QFileInfo>
+#include <QLabel>
+
+#include "DeviceColors.h"
 #include <QGraphicsItem>
 #include <QGraphicsScene>
 #include <QGraphicsSceneHoverEvent>
@@ -47,8 +50,6 @@ QString edgeToolTip(const Graph& g, int src, int dst) {
     return parts.join("<br>");
 }
 
-QColor textColorOn(const QColor& fill) { return fill.lightnessF() > 0.55 ? QColor(20, 20, 20) : QColor(250, 250, 250); }
-
 }  // namespace
 
 // One operation: a rounded box with the op type (bold) and the node name (elided) below it.
@@ -69,6 +70,10 @@ public:
         fill_ = c;
         update();
     }
+    void setStep(int step) {
+        step_ = step;
+        update();
+    }
     const QString& name() const { return name_; }
     const QString& op() const { return op_; }
     QRectF boundingRect() const override { return rect_.adjusted(-3, -3, 3, 3); }
@@ -83,7 +88,7 @@ public:
             return;
         }
         p->drawRoundedRect(rect_, 5, 5);
-        p->setPen(textColorOn(fill_));
+        p->setPen(contrastTextColor(fill_));
         QFont f = p->font();
         f.setPointSizeF(9);
         f.setBold(true);
@@ -95,6 +100,11 @@ public:
         p->setFont(f);
         const QRectF bottom(rect_.left() + 4, rect_.center().y(), rect_.width() - 8, rect_.height() / 2 - 2);
         p->drawText(bottom, Qt::AlignCenter, QFontMetricsF(f).elidedText(name_, Qt::ElideMiddle, bottom.width()));
+        if (step_ >= 0) {  // schedule step, top-left corner
+            f.setPointSizeF(6.5);
+            p->setFont(f);
+            p->drawText(rect_.adjusted(4, 1, -4, -1), Qt::AlignLeft | Qt::AlignTop, QString::number(step_));
+        }
     }
 
 private:
@@ -102,6 +112,7 @@ private:
     QString op_, name_;
     QRectF rect_;
     QColor fill_;
+    int step_ = -1;
 };
 
 GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
@@ -112,6 +123,10 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
     setViewportUpdateMode(BoundingRectViewportUpdate);
     setBackgroundBrush(QColor(250, 250, 252));
     connect(scene(), &QGraphicsScene::selectionChanged, this, [this] { emit nodeSelected(selectedNode()); });
+    legend_ = new QLabel(viewport());
+    legend_->setStyleSheet("QLabel { background: rgba(255,255,255,230); border: 1px solid #bbb; padding: 6px; }");
+    legend_->move(10, 10);
+    legend_->hide();
 }
 
 QColor GraphView::opColor(const std::string& op) {
@@ -129,6 +144,47 @@ QColor GraphView::opColor(const std::string& op) {
     return QColor(214, 222, 230);
 }
 
+void GraphView::setPlacement(const std::vector<int>& device, const std::vector<int>& order,
+                             const QStringList& deviceNames) {
+    crossEdges_ = 0;
+    if (!graph_) return;
+    const bool placed = !device.empty();
+    std::vector<int> step(graph_->nodeCount(), -1);
+    for (size_t i = 0; i < order.size(); ++i)
+        if (order[i] >= 0 && order[i] < static_cast<int>(step.size())) step[order[i]] = static_cast<int>(i);
+    for (NodeItem* item : nodeItems_) {
+        const int id = item->id();
+        const bool has = placed && id < static_cast<int>(device.size());
+        item->setFill(has ? deviceColor(device[id]) : opColor(graph_->nodes()[id].op));
+        item->setStep(has ? step[id] : -1);
+    }
+    const QPen normal(QColor(110, 110, 120), 1.2), cross(QColor(214, 39, 40), 3.0);
+    for (QGraphicsItem* it : scene()->items()) {
+        auto* path = qgraphicsitem_cast<QGraphicsPathItem*>(it);
+        if (!path || !path->data(0).isValid()) continue;
+        const int a = path->data(0).toInt(), b = path->data(1).toInt();
+        const bool crosses = placed && a < static_cast<int>(device.size()) && b < static_cast<int>(device.size()) &&
+                             device[a] != device[b];
+        crossEdges_ += crosses;
+        path->setPen(crosses ? cross : normal);
+        path->setZValue(crosses ? 0.5 : 0);
+    }
+    if (!placed) {
+        legend_->hide();
+        return;
+    }
+    QString html = "<b>" + tr("Devices") + "</b>";
+    for (int d = 0; d < deviceNames.size(); ++d)
+        html += QString("<br><span style='background:%1'>&nbsp;&nbsp;&nbsp;&nbsp;</span> %2")
+                    .arg(deviceColor(d).name(), deviceNames[d].toHtmlEscaped());
+    html += QString("<br><span style='color:#d62728'><b>&mdash;</b></span> ") +
+            tr("%n edge(s) between devices", nullptr, crossEdges_);
+    legend_->setText(html);
+    legend_->adjustSize();
+    legend_->show();
+    legend_->raise();
+}
+
 void GraphView::clearGraph(const QString& message) {
     scene()->clear();
     nodeItems_.clear();
@@ -137,6 +193,7 @@ void GraphView::clearGraph(const QString& message) {
 }
 
 void GraphView::showMessage(const QString& message) {
+    if (legend_) legend_->hide();
     scene()->clear();
     nodeItems_.clear();
     auto* text = scene()->addText(message);
@@ -150,6 +207,8 @@ void GraphView::showMessage(const QString& message) {
 }
 
 void GraphView::showGraph(std::shared_ptr<const Graph> graph, const GraphLayout& layout) {
+    legend_->hide();
+    crossEdges_ = 0;
     scene()->clear();
     nodeItems_.clear();
     graph_ = std::move(graph);

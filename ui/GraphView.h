@@ -10,6 +10,8 @@
 #include "graph/Graph.h"
 #include "graph/GraphLayout.h"
 
+class QLabel;
+
 namespace graphopt::ui {
 
 class NodeItem;
@@ -26,6 +28,11 @@ public:
 
     // Fill colours per node id (e.g. device colours); an empty list restores the op colours.
     void setNodeColors(const QVector<QColor>& colors);
+    // A placement: nodes coloured by device (with a legend), each node's schedule step shown,
+    // edges between devices drawn thick and red. Empty `device` clears it.
+    void setPlacement(const std::vector<int>& device, const std::vector<int>& order,
+                      const QStringList& deviceNames);
+    int crossDeviceEdgeCount() const { return crossEdges_; }
     int nodeItemCount() const { return static_cast<int>(nodeItems_.size()); }
     QColor nodeColor(int node) const;
 
@@ -51,6 +58,8 @@ protected:
 private:
     std::shared_ptr<const Graph> graph_;
     std::vector<NodeItem*> nodeItems_;
+    QLabel* legend_ = nullptr;
+    int crossEdges_ = 0;
 };
 
 }  // namespace graphopt::ui

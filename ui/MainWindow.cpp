@@ -17,6 +17,7 @@
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTextBrowser>
 #include <QTimer>
@@ -24,7 +25,11 @@
 #include <QVBoxLayout>
 #include <QtConcurrent>
 
+#include "ConvergenceChart.h"
 #include "GraphView.h"
+#include "PlacementRunner.h"
+#include "RunPanel.h"
+#include "store/RunStore.h"
 #include "LayoutJob.h"
 #include "NodeTableModel.h"
 #include "graph/Loaders.h"
@@ -68,8 +73,27 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     layoutNotice_ = new QTimer(this);
     layoutNotice_->setSingleShot(true);
 
+    runner_ = new PlacementRunner(this);
+    runner_->setDatabasePath(QString::fromStdString(RunStore::defaultPath()));
     buildDocks();
     buildActions();
+    connect(runPanel_, &RunPanel::startRequested, this, &MainWindow::startRun);
+    connect(runPanel_, &RunPanel::cancelRequested, runner_, &PlacementRunner::cancel);
+    connect(runner_, &PlacementRunner::progress, this, [this](const QVector<ConvergencePoint>& pts, double fraction) {
+        convergence_->addPoints(chartKey_, pts);
+        runPanel_->setProgress(fraction);
+        if (!pts.isEmpty())
+            runPanel_->setStatus(tr("%1 evaluations, best %2")
+                                     .arg(QLocale().toString(pts.back().evaluations, 'f', 0))
+                                     .arg(pts.back().bestCost, 0, 'g', 5));
+    });
+    connect(runner_, &PlacementRunner::finished, this, &MainWindow::onRunFinished);
+    connect(runner_, &PlacementRunner::failed, this, [this](const QString& message) {
+        runPanel_->setRunning(false);
+        runPanel_->setStatus(tr("Run failed: %1").arg(message));
+        statusBar()->showMessage(tr("Run failed"), 5000);
+        emit runFailed(message);
+    });
 
     cancelLayout_ = new QPushButton(tr("Cancel layout"), this);
     cancelLayout_->hide();
@@ -162,7 +186,77 @@ void MainWindow::buildDocks() {
     propDock->setObjectName("propertiesDock");
     propDock->setWidget(properties_);
     addDockWidget(Qt::RightDockWidgetArea, propDock);
-    resizeDocks({nodesDock, propDock}, {380, 300}, Qt::Horizontal);
+    runPanel_ = new RunPanel(this);
+    auto* runDock = new QDockWidget(tr("Placement run"), this);
+    runDock->setObjectName("runDock");
+    runDock->setWidget(runPanel_);
+    addDockWidget(Qt::RightDockWidgetArea, runDock);
+    splitDockWidget(runDock, propDock, Qt::Vertical);
+
+    results_ = new QTabWidget(this);
+    convergence_ = new ConvergenceChart(results_);
+    results_->addTab(convergence_, tr("Convergence"));
+    auto* resultsDock = new QDockWidget(tr("Results"), this);
+    resultsDock->setObjectName("resultsDock");
+    resultsDock->setWidget(results_);
+    addDockWidget(Qt::BottomDockWidgetArea, resultsDock);
+    resizeDocks({nodesDock, runDock}, {340, 300}, Qt::Horizontal);
+    resizeDocks({resultsDock}, {300}, Qt::Vertical);
+}
+
+void MainWindow::setDatabasePath(const QString& path) { runner_->setDatabasePath(path); }
+
+bool MainWindow::startRun() {
+    if (!graph_) {
+        statusBar()->showMessage(tr("Open a model first"), 5000);
+        return false;
+    }
+    const RunSpec spec = runPanel_->spec();
+    QString error;
+    if (!runner_->start(graph_, currentPath_, spec, &error)) {
+        runPanel_->setStatus(tr("Cannot start: %1").arg(error));
+        statusBar()->showMessage(tr("Cannot start the run"), 5000);
+        return false;
+    }
+    ++chartKey_;
+    const QString label = runner_->runId() >= 0 ? tr("%1 #%2 (seed %3)").arg(QString::fromStdString(spec.engine)).arg(runner_->runId()).arg(spec.seed)
+                                                : tr("%1 (seed %2)").arg(QString::fromStdString(spec.engine)).arg(spec.seed);
+    convergence_->beginRun(chartKey_, label, QString::fromStdString(spec.objective));
+    results_->setCurrentWidget(convergence_);
+    runPanel_->setRunning(true);
+    runPanel_->setStatus(tr("Running %1 ...").arg(label));
+    statusBar()->showMessage(tr("Running %1 on %2").arg(label, QFileInfo(currentPath_).fileName()));
+    return true;
+}
+
+void MainWindow::onRunFinished(const PlacementResult& result, qint64 runId) {
+    runPanel_->setRunning(false);
+    runPanel_->setProgress(1.0);
+    lastResult_ = std::make_unique<PlacementResult>(result);
+    applyPlacementToView();
+    const QLocale loc;
+    QString text = tr("%1: running time %2 ms, peak memory %3, %4 evaluations in %5 s")
+                       .arg(QString::fromStdString(result.engine))
+                       .arg(loc.toString(result.runtimeS * 1e3, 'f', 3))
+                       .arg(loc.formattedDataSize(result.peakBytes))
+                       .arg(loc.toString(double(result.evaluations), 'f', 0))
+                       .arg(loc.toString(result.wallS, 'f', 2));
+    if (result.cancelled) text = tr("Cancelled; best so far shown. ") + text;
+    if (!result.feasible) text += tr(" (exceeds a device's memory)");
+    if (runId >= 0) text += tr(" [run %1 stored]").arg(runId);
+    runPanel_->setStatus(text);
+    statusBar()->showMessage(text, 10000);
+    emit runFinished(runId);
+}
+
+void MainWindow::applyPlacementToView() {
+    if (!lastResult_ || !graph_ || lastResult_->placement.size() != graph_->nodeCount()) {
+        view_->setPlacement({}, {}, {});
+        return;
+    }
+    QStringList names;
+    for (const auto& n : lastResult_->deviceNames) names << QString::fromStdString(n);
+    view_->setPlacement(lastResult_->placement, lastResult_->order, names);
 }
 
 void MainWindow::buildActions() {
@@ -264,6 +358,8 @@ void MainWindow::onLoadFinished() {
     }
     currentPath_ = out.path;
     graph_ = out.graph;
+    lastResult_.reset();
+    convergence_->clearRuns();
     model_->setGraph(out.graph);
     // The dock is narrow: name, op and MFLOP; shapes and bytes are in the tooltip and Properties.
     table_->setColumnHidden(NodeTableModel::OutputShape, true);
@@ -310,6 +406,7 @@ void MainWindow::onLayoutFinished(const GraphLayout& layout) {
         return;
     }
     view_->showGraph(graph_, layout);
+    applyPlacementToView();
     statusBar()->showMessage(tr("Layout done in %1 s (%2)")
                                  .arg(layoutJob_->elapsedSeconds(), 0, 'f', 2)
                                  .arg(QString::fromStdString(layout.settings)),
@@ -332,6 +429,16 @@ void MainWindow::showNodeProperties(int node) {
     if (n.computeCostS >= 0)
         html += QString("<tr><td>compute cost</td><td>%1 &micro;s</td></tr>").arg(loc.toString(n.computeCostS * 1e6, 'f', 2));
     if (n.tempBytes > 0) html += QString("<tr><td>temporary</td><td>%1</td></tr>").arg(loc.formattedDataSize(n.tempBytes));
+    if (lastResult_ && node < static_cast<int>(lastResult_->placement.size())) {
+        const int d = lastResult_->placement[node];
+        if (d >= 0 && d < static_cast<int>(lastResult_->deviceNames.size()))
+            html += QString("<tr><td>device</td><td>%1</td></tr>").arg(QString::fromStdString(lastResult_->deviceNames[d]));
+        if (node < static_cast<int>(lastResult_->schedule.ops.size())) {
+            const auto& op = lastResult_->schedule.ops[node];
+            html += QString("<tr><td>start / end</td><td>%1 / %2 &micro;s</td></tr>")
+                        .arg(loc.toString(op.start * 1e6, 'f', 2), loc.toString(op.end * 1e6, 'f', 2));
+        }
+    }
     html += "</table><h4>Tensors</h4><table cellspacing=4>";
     auto row = [&](const char* dir, int t) {
         if (t < 0) return;

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "graph/Graph.h"
+#include "placement/PlacementResult.h"
 
 class QAction;
 class QLabel;
@@ -15,6 +16,7 @@ class QMenu;
 class QPushButton;
 class QSortFilterProxyModel;
 class QTableView;
+class QTabWidget;
 class QTextBrowser;
 class QTimer;
 
@@ -24,9 +26,12 @@ struct GraphLayout;
 
 namespace graphopt::ui {
 
+class ConvergenceChart;
 class GraphView;
 class LayoutJob;
 class NodeTableModel;
+class PlacementRunner;
+class RunPanel;
 
 struct LoadOutcome {
     std::shared_ptr<const Graph> graph;
@@ -47,12 +52,23 @@ public:
     QString currentPath() const { return currentPath_; }
     GraphView* graphView() const { return view_; }
     LayoutJob* layoutJob() const { return layoutJob_; }
+    RunPanel* runPanel() const { return runPanel_; }
+    PlacementRunner* runner() const { return runner_; }
+    ConvergenceChart* convergenceChart() const { return convergence_; }
+    // Where runs are recorded (default: the user's data folder); empty disables recording.
+    void setDatabasePath(const QString& path);
+    // Starts a placement run with the run panel's settings; false (and a status message) when
+    // it cannot start.
+    bool startRun();
+    const PlacementResult* lastResult() const { return lastResult_.get(); }
 
 signals:
     void modelLoaded(const QString& path);
     void loadFailed(const QString& message);
     void layoutReady();
     void layoutFailed(const QString& message);
+    void runFinished(qint64 runId);
+    void runFailed(const QString& message);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -65,6 +81,8 @@ private:
     void startLayout();
     void onLayoutFinished(const GraphLayout& layout);
     void showNodeProperties(int node);
+    void onRunFinished(const PlacementResult& result, qint64 runId);
+    void applyPlacementToView();
     void updateRecentMenu();
     void chooseAndOpen();
     void exportView();
@@ -82,6 +100,12 @@ private:
     QAction* horizontal_ = nullptr;
     QPushButton* cancelLayout_ = nullptr;
     QTimer* layoutNotice_ = nullptr;
+    RunPanel* runPanel_ = nullptr;
+    PlacementRunner* runner_ = nullptr;
+    ConvergenceChart* convergence_ = nullptr;
+    QTabWidget* results_ = nullptr;
+    std::unique_ptr<PlacementResult> lastResult_;
+    qint64 chartKey_ = 0;
     QFutureWatcher<LoadOutcome> loadWatcher_;
     std::shared_ptr<const Graph> graph_;
     QString currentPath_;

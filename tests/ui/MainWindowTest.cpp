@@ -15,6 +15,11 @@
 #include "GraphView.h"
 #include "LayoutJob.h"
 #include "MainWindow.h"
+#include "ConvergenceChart.h"
+#include "DeviceColors.h"
+#include "PlacementRunner.h"
+#include "RunPanel.h"
+#include "store/RunStore.h"
 #include <QTextBrowser>
 
 using graphopt::ui::MainWindow;
@@ -83,6 +88,65 @@ TEST(MainWindow, LaysOutTheGraphInAChildProcessAndFindsNodes) {
     EXPECT_TRUE(view->exportImage(dir.filePath("g.svg")));
     EXPECT_GT(QFileInfo(dir.filePath("g.png")).size(), 1000);
     EXPECT_GT(QFileInfo(dir.filePath("g.svg")).size(), 1000);
+}
+
+// A placement run from the GUI: live chart points, device colours, the run in the database.
+TEST(MainWindow, RunsBrkgaLiveAndStoresTheRun) {
+    QTemporaryDir dir;
+    MainWindow w;
+    const QString db = dir.filePath("runs.db");
+    w.setDatabasePath(db);
+    QSignalSpy ready(&w, &MainWindow::layoutReady);
+    QSignalSpy done(&w, &MainWindow::runFinished);
+    w.openModel(kModels + "resnet18.onnx");
+    ASSERT_TRUE(ready.wait(60000));
+    graphopt::RunSpec spec = w.runPanel()->spec();
+    spec.engine = "brkga";
+    spec.budget = 1500;
+    spec.seed = 3;
+    w.runPanel()->setSpec(spec);
+    ASSERT_TRUE(w.startRun());
+    EXPECT_FALSE(w.startRun());  // one run at a time
+    ASSERT_TRUE(done.wait(60000));
+    const qint64 runId = done.first().first().toLongLong();
+    ASSERT_GT(runId, 0);
+    EXPECT_EQ(w.convergenceChart()->runCount(), 1);
+    EXPECT_GT(w.convergenceChart()->pointCount(1), 1);
+    ASSERT_NE(w.lastResult(), nullptr);
+    for (int v = 0; v < 49; ++v)
+        EXPECT_EQ(w.graphView()->nodeColor(v), graphopt::ui::deviceColor(w.lastResult()->placement[v])) << v;
+
+    graphopt::RunStore store(db.toStdString());
+    const auto run = store.run(runId);
+    EXPECT_EQ(run.run.status, graphopt::RunStatus::Finished);
+    EXPECT_EQ(run.run.engine, "brkga");
+    EXPECT_GT(run.eventCount, 0);
+    ASSERT_TRUE(run.bestCost.has_value());
+    EXPECT_DOUBLE_EQ(*run.bestCost, w.lastResult()->cost);
+}
+
+TEST(MainWindow, CancelKeepsTheBestSoFarAndStoresTheRunAsCancelled) {
+    QTemporaryDir dir;
+    MainWindow w;
+    const QString db = dir.filePath("runs.db");
+    w.setDatabasePath(db);
+    QSignalSpy loaded(&w, &MainWindow::modelLoaded);
+    QSignalSpy done(&w, &MainWindow::runFinished);
+    w.openModel(kModels + "densenet121.onnx");
+    ASSERT_TRUE(loaded.wait(60000));
+    graphopt::RunSpec spec = w.runPanel()->spec();
+    spec.engine = "brkga";
+    spec.budget = 5'000'000;  // far more than the test waits for
+    w.runPanel()->setSpec(spec);
+    ASSERT_TRUE(w.startRun());
+    QTest::qWait(400);
+    w.runner()->cancel();
+    ASSERT_TRUE(done.wait(60000));
+    ASSERT_NE(w.lastResult(), nullptr);
+    EXPECT_TRUE(w.lastResult()->cancelled);
+    EXPECT_LT(w.lastResult()->evaluations, 5'000'000);
+    graphopt::RunStore store(db.toStdString());
+    EXPECT_EQ(store.run(done.first().first().toLongLong()).run.status, graphopt::RunStatus::Cancelled);
 }
 
 TEST(LayoutJob, CancelStopsARunningLayout) {
