@@ -1,0 +1,161 @@
+#include "MemoryChartView.h"
+
+#include <QChart>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLocale>
+#include <QScatterSeries>
+#include <QValueAxis>
+#include <algorithm>
+
+#include "DeviceColors.h"
+
+namespace graphopt::ui {
+
+namespace {
+// A capacity more than this many times the largest peak is left off the scale (see the header).
+constexpr double kCapacityOnScaleFactor = 3.0;
+}  // namespace
+
+MemoryChartView::MemoryChartView(QWidget* parent) : QChartView(parent) {
+    auto* chart = new QChart;
+    chart->setAnimationOptions(QChart::NoAnimation);  // results replace each other; no fly-ins
+    chart->legend()->setAlignment(Qt::AlignBottom);
+    chart->legend()->setShowToolTips(true);
+    chart->setMargins(QMargins(6, 6, 12, 6));
+    timeAxis_ = new QValueAxis;
+    memoryAxis_ = new QValueAxis;
+    timeAxis_->setLabelFormat("%g");
+    memoryAxis_->setLabelFormat("%g");
+    chart->addAxis(timeAxis_, Qt::AlignBottom);
+    chart->addAxis(memoryAxis_, Qt::AlignLeft);
+    setChart(chart);
+    setRenderHint(QPainter::Antialiasing);
+    setMinimumSize(320, 220);
+    clear();
+}
+
+QLineSeries* MemoryChartView::memorySeries(int device) const {
+    return device >= 0 && device < deviceCount() ? memory_[device] : nullptr;
+}
+QScatterSeries* MemoryChartView::peakSeries(int device) const {
+    return device >= 0 && device < deviceCount() ? peaks_[device] : nullptr;
+}
+QLineSeries* MemoryChartView::capacitySeries(int device) const {
+    return device >= 0 && device < deviceCount() ? capacity_[device] : nullptr;
+}
+
+void MemoryChartView::clear() {
+    chart()->removeAllSeries();
+    memory_.clear();
+    capacity_.clear();
+    peaks_.clear();
+    chart()->setTitle(tr("Memory per device: run a placement to see it"));
+    timeAxis_->setTitleText(tr("time (ms)"));
+    memoryAxis_->setTitleText(tr("memory (MiB)"));
+    timeAxis_->setRange(0, 1);
+    memoryAxis_->setRange(0, 1);
+}
+
+void MemoryChartView::setResult(const PlacementResult& result, const std::vector<int64_t>& capacityBytes) {
+    clear();
+    const ScheduleDetail& s = result.schedule;
+    const int devices = static_cast<int>(std::max(s.memory.size(), result.devicePeakBytes.size()));
+    chart()->setTitle(tr("Memory per device: %1 on %2").arg(QString::fromStdString(result.engine),
+                                                             QString::fromStdString(result.devices)));
+    double makespan = s.makespan;
+    int64_t top = 0;
+    for (int k = 0; k < devices; ++k) {
+        if (k < static_cast<int>(result.devicePeakBytes.size())) top = std::max(top, result.devicePeakBytes[k]);
+        if (k < static_cast<int>(s.memory.size()))
+            for (const MemoryPoint& m : s.memory[k]) {
+                top = std::max(top, m.bytes);
+                makespan = std::max(makespan, m.time);
+            }
+    }
+    const int64_t curvesTop = std::max<int64_t>(top, 1);
+    for (int k = 0; k < devices && k < static_cast<int>(capacityBytes.size()); ++k)
+        if (capacityBytes[k] > 0 && capacityBytes[k] <= kCapacityOnScaleFactor * curvesTop)
+            top = std::max(top, capacityBytes[k]);
+
+    // Units that keep the tick labels short.
+    const double kib = 1024.0, mib = kib * 1024, gib = mib * 1024;
+    QString memUnit;
+    if (top >= 2 * gib) bytesPerUnit_ = gib, memUnit = "GiB";
+    else if (top >= 2 * mib) bytesPerUnit_ = mib, memUnit = "MiB";
+    else bytesPerUnit_ = kib, memUnit = "KiB";
+    QString timeUnit;
+    if (makespan < 1e-3) secondsPerUnit_ = 1e-6, timeUnit = QString::fromUtf8("µs");
+    else if (makespan < 2) secondsPerUnit_ = 1e-3, timeUnit = "ms";
+    else secondsPerUnit_ = 1, timeUnit = "s";
+    timeAxis_->setTitleText(tr("time (%1)").arg(timeUnit));
+    memoryAxis_->setTitleText(tr("memory (%1)").arg(memUnit));
+    const double endX = std::max(makespan, 1e-12) / secondsPerUnit_;
+
+    QLocale locale;
+    for (int k = 0; k < devices; ++k) {
+        const QString name = k < static_cast<int>(result.deviceNames.size())
+                                 ? QString::fromStdString(result.deviceNames[k])
+                                 : QString("device %1").arg(k);
+        const QColor color = deviceColor(k);
+
+        // Steps: each point holds from its time on, so draw horizontal, then vertical.
+        QList<QPointF> points;
+        double peakTime = 0;
+        int64_t curveMax = -1;
+        if (k < static_cast<int>(s.memory.size())) {
+            const auto& curve = s.memory[k];
+            points.reserve(static_cast<qsizetype>(curve.size()) * 2 + 1);
+            for (size_t i = 0; i < curve.size(); ++i) {
+                const double x = curve[i].time / secondsPerUnit_, y = curve[i].bytes / bytesPerUnit_;
+                if (i > 0) points.append(QPointF(x, points.back().y()));
+                points.append(QPointF(x, y));
+                if (curve[i].bytes > curveMax) curveMax = curve[i].bytes, peakTime = curve[i].time;
+            }
+            if (!points.isEmpty() && points.back().x() < endX) points.append(QPointF(endX, points.back().y()));
+        }
+        auto* line = new QLineSeries;
+        line->setName(name);
+        line->setPen(QPen(color, 2));
+        line->replace(points);
+        chart()->addSeries(line);
+        line->attachAxis(timeAxis_);
+        line->attachAxis(memoryAxis_);
+        memory_.push_back(line);
+
+        auto* peak = new QScatterSeries;
+        const int64_t peakBytes = k < static_cast<int>(result.devicePeakBytes.size()) ? result.devicePeakBytes[k]
+                                                                                      : std::max<int64_t>(curveMax, 0);
+        peak->setName(tr("%1 peak %2").arg(name, locale.formattedDataSize(peakBytes, 1)));
+        peak->setColor(color);
+        peak->setBorderColor(QColor(30, 30, 30));
+        peak->setMarkerSize(11);
+        peak->replace(QList<QPointF>{QPointF(peakTime / secondsPerUnit_, peakBytes / bytesPerUnit_)});
+        chart()->addSeries(peak);
+        peak->attachAxis(timeAxis_);
+        peak->attachAxis(memoryAxis_);
+        peaks_.push_back(peak);
+
+        QLineSeries* cap = nullptr;
+        if (k < static_cast<int>(capacityBytes.size()) && capacityBytes[k] > 0) {
+            const int64_t c = capacityBytes[k];
+            cap = new QLineSeries;
+            const bool onScale = c <= kCapacityOnScaleFactor * curvesTop;
+            cap->setName(onScale ? tr("%1 capacity %2").arg(name, locale.formattedDataSize(c, 1))
+                                 : tr("%1 capacity %2 (off scale)").arg(name, locale.formattedDataSize(c, 1)));
+            cap->setPen(QPen(color, 1.5, Qt::DashLine));
+            cap->replace(QList<QPointF>{QPointF(0, c / bytesPerUnit_), QPointF(endX, c / bytesPerUnit_)});
+            chart()->addSeries(cap);
+            cap->attachAxis(timeAxis_);
+            cap->attachAxis(memoryAxis_);
+        }
+        capacity_.push_back(cap);
+    }
+    timeAxis_->setRange(0, endX);
+    timeAxis_->applyNiceNumbers();
+    memoryAxis_->setRange(0, std::max(1.0, top * 1.08 / bytesPerUnit_));
+    memoryAxis_->applyNiceNumbers();
+}
+
+}  // namespace graphopt::ui

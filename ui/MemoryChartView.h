@@ -1,0 +1,51 @@
+// Memory over time per device for a placement result: one step line per device (live bytes from
+// each event on), its peak marked (a point, and a legend entry "gpu0 peak 27.6 MiB"), and a dashed
+// capacity line per device when capacities are given. Colours are the device colours shared with
+// the graph and Gantt views (DeviceColors.h).
+//
+// When a capacity is far above every peak (16 GiB against 30 MiB), drawing it would flatten the
+// curves to nothing: the axis then fits the curves and the capacity's legend entry says
+// "(off scale)".
+#pragma once
+
+#include <QChartView>
+#include <cstdint>
+#include <vector>
+
+#include "placement/PlacementResult.h"
+
+class QLineSeries;
+class QScatterSeries;
+class QValueAxis;
+
+namespace graphopt::ui {
+
+class MemoryChartView : public QChartView {
+    Q_OBJECT
+public:
+    explicit MemoryChartView(QWidget* parent = nullptr);
+
+    // `capacityBytes[k]` is device k's memory (e.g. from DeviceModel::devices[k].memoryBytes);
+    // empty or shorter: no capacity line for the devices left out.
+    void setResult(const PlacementResult& result, const std::vector<int64_t>& capacityBytes = {});
+    void clear();
+
+    int deviceCount() const { return static_cast<int>(memory_.size()); }
+    QLineSeries* memorySeries(int device) const;    // step line, x in time units, y in memory units
+    QScatterSeries* peakSeries(int device) const;   // one point: the device's peak
+    QLineSeries* capacitySeries(int device) const;  // nullptr without a capacity for the device
+    double secondsPerUnit() const { return secondsPerUnit_; }  // x axis: 1e-3 for ms, ...
+    double bytesPerUnit() const { return bytesPerUnit_; }      // y axis: 2^20 for MiB, ...
+    QValueAxis* timeAxis() const { return timeAxis_; }
+    QValueAxis* memoryAxis() const { return memoryAxis_; }
+
+private:
+    QValueAxis* timeAxis_;
+    QValueAxis* memoryAxis_;
+    std::vector<QLineSeries*> memory_, capacity_;
+    std::vector<QScatterSeries*> peaks_;
+    double secondsPerUnit_ = 1e-3;
+    double bytesPerUnit_ = 1 << 20;
+};
+
+}  // namespace graphopt::ui
