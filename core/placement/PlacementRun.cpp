@@ -31,7 +31,22 @@ PlacementResult PlacementRun::run() {
     ScheduleOptions opts;
     opts.objective = objectiveFromName(spec_.objective);
     opts.countWeights = spec_.params.value("count_weights", true);
-    auto problem = std::make_shared<const ScheduleProblem>(graph_, devices_, opts);
+    auto compiled = std::make_shared<ScheduleProblem>(graph_, devices_, opts);
+    // Measured costs (e.g. from the tuning engine) replace the model's estimate for those nodes,
+    // scaled per device like any given cost.
+    if (spec_.params.contains("measured_costs_s")) {
+        const auto& measured = spec_.params["measured_costs_s"];
+        if (!measured.is_object()) throw std::invalid_argument("params.measured_costs_s must map node names to seconds");
+        for (auto it = measured.begin(); it != measured.end(); ++it) {
+            const int v = graph_.findNode(it.key());
+            if (v < 0) throw std::invalid_argument("params.measured_costs_s names unknown node '" + it.key() + "'");
+            if (!it.value().is_number() || it.value().get<double>() < 0)
+                throw std::invalid_argument("params.measured_costs_s['" + it.key() + "'] must be a number >= 0");
+            for (int k = 0; k < compiled->d; ++k)
+                compiled->opCost[size_t(v) * compiled->d + k] = it.value().get<double>() / devices_.devices[k].speedFactor;
+        }
+    }
+    std::shared_ptr<const ScheduleProblem> problem = compiled;
 
     int threads = spec_.threads > 0 ? spec_.threads : int(std::max(1u, std::thread::hardware_concurrency()));
     SearchContext ctx{graph_, devices_, problem, 0, 1, 1, {}, {}, nullptr, t0};

@@ -6,7 +6,8 @@
 // RunSpec fields used: engine (any registered: see PlacementEngines.h), objective (runtime|memory),
 // devices (preset or JSON file; or pass a DeviceModel), budget (decoder evaluations), seed, threads
 // (0 = all cores), params: population, elite_fraction, mutant_fraction, rho_e (BRKGA),
-// count_weights (bool, default true), max_evaluations (exhaustive).
+// count_weights (bool, default true), max_evaluations (exhaustive), measured_costs_s ({node name:
+// seconds}, measured costs that replace the device model's estimate, e.g. from kernel tuning).
 #pragma once
 
 #include <optional>

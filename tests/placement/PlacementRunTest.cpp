@@ -81,3 +81,26 @@ TEST(PlacementRun, WeightSwitchAndEnginesPlugIn) {
 
 }  // namespace
 }  // namespace graphopt
+
+namespace graphopt {
+namespace {
+
+TEST(PlacementRun, MeasuredCostsReplaceTheEstimate) {
+    test::GraphBuilder b;
+    int x = b.input("x", 1);
+    int a = b.op("A", {x}, 1, 1.0);
+    b.op("B", {a}, 1, 2.0, 0, true);
+    Graph g = b.done();
+    RunSpec s;
+    s.engine = "single";
+    PlacementRun plain(g, s, test::testDevices(1, 0, 1));
+    EXPECT_DOUBLE_EQ(plain.run().runtimeS, 3.0);
+    s.params["measured_costs_s"] = {{"B", 0.5}};
+    PlacementRun measured(g, s, test::testDevices(1, 0, 1));
+    EXPECT_DOUBLE_EQ(measured.run().runtimeS, 1.5);  // A 1 s + B measured 0.5 s
+    s.params["measured_costs_s"] = {{"nope", 0.5}};
+    EXPECT_THROW(PlacementRun(g, s, test::testDevices(1, 0, 1)).run(), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace graphopt
