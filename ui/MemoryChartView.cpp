@@ -1,6 +1,8 @@
 #include "MemoryChartView.h"
 
 #include <QChart>
+#include <QContextMenuEvent>
+#include <QMenu>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -8,6 +10,7 @@
 #include <QScatterSeries>
 #include <QValueAxis>
 #include <algorithm>
+#include <cmath>
 
 #include "DeviceColors.h"
 
@@ -16,6 +19,23 @@ namespace graphopt::ui {
 namespace {
 // A capacity more than this many times the largest peak is left off the scale (see the header).
 constexpr double kCapacityOnScaleFactor = 3.0;
+
+// 0 .. the first multiple of a 1-2-5 step at or above `max`, with 3-8 intervals: tight around the
+// data (applyNiceNumbers can add almost a whole interval) and with short labels.
+void setNiceRange(QValueAxis* axis, double max) {
+    const double raw = max / 8;
+    const double p = std::pow(10.0, std::floor(std::log10(raw)));
+    double step = 10 * p;
+    for (double m : {1.0, 2.0, 5.0})
+        if (m * p >= raw) {
+            step = m * p;
+            break;
+        }
+    const int intervals = std::max(1, static_cast<int>(std::ceil(max / step - 1e-9)));
+    axis->setRange(0, intervals * step);
+    axis->setTickCount(intervals + 1);
+}
+
 }  // namespace
 
 MemoryChartView::MemoryChartView(QWidget* parent) : QChartView(parent) {
@@ -23,6 +43,7 @@ MemoryChartView::MemoryChartView(QWidget* parent) : QChartView(parent) {
     chart->setAnimationOptions(QChart::NoAnimation);  // results replace each other; no fly-ins
     chart->legend()->setAlignment(Qt::AlignBottom);
     chart->legend()->setShowToolTips(true);
+    chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);  // lines as lines, peaks as dots
     chart->setMargins(QMargins(6, 6, 12, 6));
     timeAxis_ = new QValueAxis;
     memoryAxis_ = new QValueAxis;
@@ -47,6 +68,36 @@ QLineSeries* MemoryChartView::capacitySeries(int device) const {
 }
 
 void MemoryChartView::clear() {
+    hasResult_ = false;
+    result_ = PlacementResult();
+    capacityBytes_.clear();
+    rebuild();
+}
+
+void MemoryChartView::setResult(const PlacementResult& result, const std::vector<int64_t>& capacityBytes) {
+    result_ = result;
+    capacityBytes_ = capacityBytes;
+    hasResult_ = true;
+    rebuild();
+}
+
+void MemoryChartView::setCapacityAlwaysOnScale(bool on) {
+    if (on == capacityOnScale_) return;
+    capacityOnScale_ = on;
+    rebuild();
+}
+
+void MemoryChartView::contextMenuEvent(QContextMenuEvent* event) {
+    QMenu menu(this);
+    QAction* onScale = menu.addAction(tr("Show capacity on scale"));
+    onScale->setCheckable(true);
+    onScale->setChecked(capacityOnScale_);
+    onScale->setEnabled(!capacityBytes_.empty());
+    connect(onScale, &QAction::toggled, this, &MemoryChartView::setCapacityAlwaysOnScale);
+    menu.exec(event->globalPos());
+}
+
+void MemoryChartView::rebuild() {
     chart()->removeAllSeries();
     memory_.clear();
     capacity_.clear();
@@ -56,10 +107,9 @@ void MemoryChartView::clear() {
     memoryAxis_->setTitleText(tr("memory (MiB)"));
     timeAxis_->setRange(0, 1);
     memoryAxis_->setRange(0, 1);
-}
-
-void MemoryChartView::setResult(const PlacementResult& result, const std::vector<int64_t>& capacityBytes) {
-    clear();
+    if (!hasResult_) return;
+    const PlacementResult& result = result_;
+    const std::vector<int64_t>& capacityBytes = capacityBytes_;
     const ScheduleDetail& s = result.schedule;
     const int devices = static_cast<int>(std::max(s.memory.size(), result.devicePeakBytes.size()));
     chart()->setTitle(tr("Memory per device: %1 on %2").arg(QString::fromStdString(result.engine),
@@ -76,7 +126,7 @@ void MemoryChartView::setResult(const PlacementResult& result, const std::vector
     }
     const int64_t curvesTop = std::max<int64_t>(top, 1);
     for (int k = 0; k < devices && k < static_cast<int>(capacityBytes.size()); ++k)
-        if (capacityBytes[k] > 0 && capacityBytes[k] <= kCapacityOnScaleFactor * curvesTop)
+        if (capacityBytes[k] > 0 && (capacityOnScale_ || capacityBytes[k] <= kCapacityOnScaleFactor * curvesTop))
             top = std::max(top, capacityBytes[k]);
 
     // Units that keep the tick labels short.
@@ -141,7 +191,7 @@ void MemoryChartView::setResult(const PlacementResult& result, const std::vector
         if (k < static_cast<int>(capacityBytes.size()) && capacityBytes[k] > 0) {
             const int64_t c = capacityBytes[k];
             cap = new QLineSeries;
-            const bool onScale = c <= kCapacityOnScaleFactor * curvesTop;
+            const bool onScale = capacityOnScale_ || c <= kCapacityOnScaleFactor * curvesTop;
             cap->setName(onScale ? tr("%1 capacity %2").arg(name, locale.formattedDataSize(c, 1))
                                  : tr("%1 capacity %2 (off scale)").arg(name, locale.formattedDataSize(c, 1)));
             cap->setPen(QPen(color, 1.5, Qt::DashLine));
@@ -152,10 +202,10 @@ void MemoryChartView::setResult(const PlacementResult& result, const std::vector
         }
         capacity_.push_back(cap);
     }
-    timeAxis_->setRange(0, endX);
-    timeAxis_->applyNiceNumbers();
-    memoryAxis_->setRange(0, std::max(1.0, top * 1.08 / bytesPerUnit_));
-    memoryAxis_->applyNiceNumbers();
+    setNiceRange(timeAxis_, endX);
+    for (QLineSeries* cap : capacity_)  // capacity holds for the whole axis, not just the run
+        if (cap) cap->replace(1, QPointF(timeAxis_->max(), cap->at(1).y()));
+    setNiceRange(memoryAxis_, std::max(1.0, top * 1.04 / bytesPerUnit_));
 }
 
 }  // namespace graphopt::ui

@@ -5,7 +5,7 @@
 //
 // When a capacity is far above every peak (16 GiB against 30 MiB), drawing it would flatten the
 // curves to nothing: the axis then fits the curves and the capacity's legend entry says
-// "(off scale)".
+// "(off scale)" (the context menu, or setCapacityAlwaysOnScale, puts it back on).
 #pragma once
 
 #include <QChartView>
@@ -30,6 +30,11 @@ public:
     void setResult(const PlacementResult& result, const std::vector<int64_t>& capacityBytes = {});
     void clear();
 
+    // Off (default): the memory axis fits the curves and a capacity far above them is left off the
+    // scale. On: every capacity is on the scale. Also a check item in the chart's context menu.
+    void setCapacityAlwaysOnScale(bool on);
+    bool capacityAlwaysOnScale() const { return capacityOnScale_; }
+
     int deviceCount() const { return static_cast<int>(memory_.size()); }
     QLineSeries* memorySeries(int device) const;    // step line, x in time units, y in memory units
     QScatterSeries* peakSeries(int device) const;   // one point: the device's peak
@@ -39,7 +44,16 @@ public:
     QValueAxis* timeAxis() const { return timeAxis_; }
     QValueAxis* memoryAxis() const { return memoryAxis_; }
 
+protected:
+    void contextMenuEvent(QContextMenuEvent* event) override;
+
 private:
+    void rebuild();
+
+    PlacementResult result_;
+    std::vector<int64_t> capacityBytes_;
+    bool hasResult_ = false;
+    bool capacityOnScale_ = false;
     QValueAxis* timeAxis_;
     QValueAxis* memoryAxis_;
     std::vector<QLineSeries*> memory_, capacity_;

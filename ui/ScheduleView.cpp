@@ -158,6 +158,7 @@ public:
         }
         contentHeight_ = top;
         hasResult_ = true;
+        updateGeometry();
         const QFontMetrics fm(font());
         nameWidth_ = fm.horizontalAdvance("device / link");
         for (const Lane& lane : lanes_) nameWidth_ = std::max(nameWidth_, fm.horizontalAdvance(lane.name) + 18);
@@ -286,6 +287,14 @@ public:
         return {};
     }
 
+    // A node's name without the leading '/' of ONNX paths; its op type when the name is empty.
+    QString barLabel(int node) const {
+        QString name = node < nodeNames_.size() ? nodeNames_[node] : QString();
+        if (name.startsWith('/')) name.remove(0, 1);
+        if (name.isEmpty()) name = node < opTypes_.size() ? opTypes_[node] : QString::number(node);
+        return name;
+    }
+
     QString deviceName(int k) const {
         return k >= 0 && k < deviceNames_.size() ? deviceNames_[k] : QString("device %1").arg(k);
     }
@@ -404,11 +413,17 @@ public:
                 }
                 if (r.width() >= 36) {
                     const QRect textRect = r.adjusted(4, 0, -3, 0).intersected(chart);
-                    const QString label = lane.link ? QLocale().formattedDataSize(transfers_[b.index].bytes, 1)
-                                          : b.index < nodeNames_.size() ? nodeNames_[b.index]
-                                                                        : QString::number(b.index);
-                    const QString shown = bfm.elidedText(label, Qt::ElideMiddle, textRect.width());
-                    if (shown.size() > 1 && shown != QString::fromUtf8("…")) {
+                    // Sizes show whole or not at all; names keep their end ("…layer2.1/conv2/Conv"),
+                    // the part that tells ops apart in ONNX-style paths.
+                    QString shown;
+                    if (lane.link) {
+                        shown = QLocale().formattedDataSize(transfers_[b.index].bytes, 1);
+                        if (bfm.horizontalAdvance(shown) > textRect.width()) shown.clear();
+                    } else {
+                        shown = bfm.elidedText(barLabel(b.index), Qt::ElideLeft, textRect.width());
+                        if (shown.size() < 5) shown.clear();
+                    }
+                    if (!shown.isEmpty()) {
                         p.setPen(text);
                         p.drawText(textRect, Qt::AlignVCenter | Qt::AlignLeft, shown);
                     }
@@ -509,6 +524,12 @@ public:
             step = niceStep(step * 1.01);
         }
         return ticks;
+    }
+
+    // Tall enough for every lane, so a dock shows them all without scrolling when it can.
+    QSize sizeHint() const override {
+        const int lanes = hasResult_ ? contentHeight_ : 2 * (kDeviceLaneHeight + kLaneGap);
+        return QSize(900, axisHeight() + lanes + 4 + horizontalScrollBar()->sizeHint().height());
     }
 
     // --- interaction ----------------------------------------------------------------------------

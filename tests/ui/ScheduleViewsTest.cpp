@@ -10,6 +10,7 @@
 #include <QSignalSpy>
 #include <QTest>
 #include <QValueAxis>
+#include <cstdio>
 #include <set>
 
 #include "DeviceColors.h"
@@ -239,24 +240,34 @@ TEST(ScheduleViewsScreenshots, ResNet18OnTwoGpus) {
     spec.devices = "2xgpu-pcie";
     spec.budget = 2000;
     spec.seed = 1;
-    PlacementRun run(g, spec);
+    // Small GPUs, so the capacity lines sit near the curves and the placement has to respect them.
+    DeviceModel devices = DeviceModel::preset("2xgpu-pcie");
+    for (auto& d : devices.devices) d.memoryBytes = int64_t(32) << 20;
+    PlacementRun run(g, spec, devices);
     const PlacementResult r = run.run();
     std::vector<int64_t> capacity;
     for (const auto& d : run.devices().devices) capacity.push_back(d.memoryBytes);
+    std::printf("resnet18: makespan %.1f us, peaks %.1f / %.1f MiB, feasible %d\n", r.runtimeS * 1e6,
+                r.devicePeakBytes[0] / 1048576.0, r.devicePeakBytes[1] / 1048576.0, int(r.feasible));
 
     ScheduleView gantt;
-    gantt.resize(1280, 360);
+    gantt.move(200, 200);  // away from the offscreen cursor at (0, 0): no hover highlight
+    gantt.resize(1280, gantt.sizeHint().height());
     gantt.show();
     gantt.setResult(r, &g);
+    gantt.resize(1280, gantt.sizeHint().height());
     QTest::qWait(50);
     EXPECT_TRUE(gantt.grab().save(QString::fromUtf8(dir) + "/gantt.png"));
     gantt.zoomBy(6);
     EXPECT_TRUE(gantt.grab().save(QString::fromUtf8(dir) + "/gantt-zoomed.png"));
 
     MemoryChartView memory;
+    memory.move(200, 200);
     memory.resize(1100, 560);
     memory.show();
     memory.setResult(r, capacity);
     QTest::qWait(50);
     EXPECT_TRUE(memory.grab().save(QString::fromUtf8(dir) + "/memory.png"));
+    memory.setResult(r, {int64_t(16) << 30, int64_t(16) << 30});
+    EXPECT_TRUE(memory.grab().save(QString::fromUtf8(dir) + "/memory-offscale.png"));
 }
