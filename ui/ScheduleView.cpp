@@ -72,6 +72,12 @@ QString formatSeconds(double s) {
     return text + ' ' + unit;
 }
 
+// `c` mixed with white; `amount` of white.
+QColor tint(const QColor& c, double amount) {
+    auto mix = [amount](int v) { return static_cast<int>(std::lround(v + (255 - v) * amount)); };
+    return QColor(mix(c.red()), mix(c.green()), mix(c.blue()));
+}
+
 // 1, 2 or 5 times a power of ten, at least `raw`.
 double niceStep(double raw) {
     const double p = std::pow(10.0, std::floor(std::log10(raw)));
@@ -393,7 +399,9 @@ public:
             const Lane& lane = lanes_[li];
             const int y = laneY(lane);
             if (y + lane.height < chart.top() || y > chart.bottom()) continue;
-            const QColor fill = lane.link ? deviceColor(lane.from).lighter(150) : deviceColor(lane.from);
+            // Transfers: a pale tint of the sending device (lighter() would saturate blue into
+            // another palette colour), outlined in the receiving device's colour.
+            const QColor fill = lane.link ? tint(deviceColor(lane.from), 0.5) : deviceColor(lane.from);
             const QColor border = lane.link ? deviceColor(lane.to).darker(130) : fill.darker(160);
             const QColor text = contrastTextColor(fill);
             int lastRight = std::numeric_limits<int>::min();

@@ -3,6 +3,7 @@
 // peaks, and both render to a non-blank image.
 #include <gtest/gtest.h>
 
+#include <QElapsedTimer>
 #include <QImage>
 #include <QLegend>
 #include <QLineSeries>
@@ -270,4 +271,36 @@ TEST(ScheduleViewsScreenshots, ResNet18OnTwoGpus) {
     EXPECT_TRUE(memory.grab().save(QString::fromUtf8(dir) + "/memory.png"));
     memory.setResult(r, {int64_t(16) << 30, int64_t(16) << 30});
     EXPECT_TRUE(memory.grab().save(QString::fromUtf8(dir) + "/memory-offscale.png"));
+}
+
+// Not a check either: a 10,000-op generated graph on four GPUs, rendered fitted and zoomed, with the
+// paint time printed (speed is for benchmarks to judge, not tests).
+TEST(ScheduleViewsScreenshots, TenThousandOpsOnFourGpus) {
+    const QByteArray dir = qgetenv("GRAPHOPT_SCREENSHOT_DIR");
+    if (dir.isEmpty()) GTEST_SKIP() << "set GRAPHOPT_SCREENSHOT_DIR to write the screenshots";
+    const Graph g = generateGraph({GraphFamily::Layered, 10000, 3});
+    RunSpec spec;
+    spec.engine = "brkga";
+    spec.kind = "placement";
+    spec.objective = "runtime";
+    spec.devices = "4xgpu-nvlink";
+    spec.budget = 200;
+    spec.seed = 1;
+    const PlacementResult r = PlacementRun(g, spec).run();
+    ScheduleView gantt;
+    gantt.move(200, 200);
+    gantt.show();
+    gantt.setResult(r, &g);
+    gantt.resize(1280, gantt.sizeHint().height());
+    QElapsedTimer timer;
+    timer.start();
+    QImage fitted = gantt.grab().toImage();
+    const double fitMs = timer.nsecsElapsed() / 1e6;
+    fitted.save(QString::fromUtf8(dir) + "/gantt-10k.png");
+    gantt.zoomBy(200);
+    timer.restart();
+    QImage zoomed = gantt.grab().toImage();
+    const double zoomMs = timer.nsecsElapsed() / 1e6;
+    zoomed.save(QString::fromUtf8(dir) + "/gantt-10k-zoomed.png");
+    std::printf("10k ops, %d transfers: paint fitted %.1f ms, zoomed %.1f ms\n", gantt.transferBarCount(), fitMs, zoomMs);
 }
