@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <QElapsedTimer>
+#include <QApplication>
 #include <QImage>
+#include <QLabel>
+#include <QWheelEvent>
 #include <QLegend>
 #include <QLineSeries>
 #include <QScatterSeries>
@@ -152,6 +155,28 @@ TEST(ScheduleView, ZoomNarrowsTheVisibleTimeAndFitRestoresIt) {
     EXPECT_EQ(view.shownOp(), 3);
 }
 
+TEST(ScheduleView, WheelZoomsAboutTheCursorKeysFitAndZoom) {
+    ScheduleView view;
+    view.resize(800, 260);
+    view.show();
+    view.setResult(handResult());
+    const double fitted = view.visibleSeconds();
+    const QRect conv2 = view.opBarRect(2);
+    ASSERT_FALSE(conv2.isEmpty());
+    const QPoint at = conv2.center();
+    QWheelEvent wheel(at, view.canvas()->mapToGlobal(at), QPoint(), QPoint(0, 3 * 120), Qt::NoButton,
+                      Qt::ControlModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(view.canvas(), &wheel);
+    EXPECT_LT(view.visibleSeconds(), fitted / 1.5);
+    // The op under the cursor stays under it.
+    EXPECT_TRUE(view.opBarRect(2).contains(at));
+    EXPECT_TRUE(view.toolTipAt(at).contains("conv2"));
+    QTest::keyClick(view.canvas(), Qt::Key_0);
+    EXPECT_NEAR(view.visibleSeconds(), fitted, fitted * 1e-6);
+    QTest::keyClick(view.canvas(), Qt::Key_Plus);
+    EXPECT_NEAR(view.visibleSeconds(), fitted / 1.5, fitted * 1e-6);
+}
+
 TEST(ScheduleView, TenThousandOpsDrawWithBarsMergedPerPixel) {
     PlacementResult r;
     r.deviceNames = {"gpu0", "gpu1", "gpu2", "gpu3"};
@@ -261,6 +286,13 @@ TEST(ScheduleViewsScreenshots, ResNet18OnTwoGpus) {
     EXPECT_TRUE(gantt.grab().save(QString::fromUtf8(dir) + "/gantt.png"));
     gantt.zoomBy(6);
     EXPECT_TRUE(gantt.grab().save(QString::fromUtf8(dir) + "/gantt-zoomed.png"));
+    // The hover texts of one op and one transfer, as a tooltip label would show them.
+    QLabel tips;
+    gantt.fitToWindow();
+    tips.setText(gantt.toolTipAt(gantt.opBarRect(r.order.at(5)).center()) + "<hr>" +
+                 gantt.toolTipAt(gantt.transferBarRect(0).center()));
+    tips.adjustSize();
+    EXPECT_TRUE(tips.grab().save(QString::fromUtf8(dir) + "/gantt-tooltips.png"));
 
     MemoryChartView memory;
     memory.move(200, 200);
