@@ -123,9 +123,11 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
     setViewportUpdateMode(BoundingRectViewportUpdate);
     setBackgroundBrush(QColor(250, 250, 252));
     connect(scene(), &QGraphicsScene::selectionChanged, this, [this] { emit nodeSelected(selectedNode()); });
-    legend_ = new QLabel(viewport());
-    legend_->setStyleSheet("QLabel { background: rgba(255,255,255,230); border: 1px solid #bbb; padding: 6px; }");
-    legend_->move(10, 10);
+    // A child of the view, not of the viewport: QWidget::scroll() would move viewport children.
+    legend_ = new QLabel(this);
+    legend_->setStyleSheet("QLabel { background: rgba(255,255,255,235); border: 1px solid #bbb; }");
+    legend_->setMargin(8);
+    legend_->move(frameWidth() + 12, frameWidth() + 12);
     legend_->hide();
 }
 
