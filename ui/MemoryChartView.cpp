@@ -3,6 +3,8 @@
 #include <QChart>
 #include <QContextMenuEvent>
 #include <QMenu>
+#include <QCursor>
+#include <QToolTip>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -169,6 +171,21 @@ void MemoryChartView::rebuild() {
         line->setName(name);
         line->setPen(QPen(color, 2));
         line->replace(points);
+        // Hovering a curve tells the level there (the step holds the value of the point before).
+        connect(line, &QLineSeries::hovered, this, [this, line, name](const QPointF& at, bool state) {
+            if (!state) return QToolTip::hideText();
+            const auto pts = line->points();
+            auto it = std::upper_bound(pts.begin(), pts.end(), at.x(),
+                                       [](double x, const QPointF& p) { return x < p.x(); });
+            if (it == pts.begin()) return;
+            const double bytes = std::prev(it)->y() * bytesPerUnit_;
+            QToolTip::showText(QCursor::pos(), tr("%1 at %2 %3: %4")
+                                                   .arg(name)
+                                                   .arg(at.x(), 0, 'g', 4)
+                                                   .arg(timeAxis_->titleText().section('(', 1).chopped(1))
+                                                   .arg(QLocale().formattedDataSize(int64_t(bytes), 1)),
+                               this);
+        });
         chart()->addSeries(line);
         line->attachAxis(timeAxis_);
         line->attachAxis(memoryAxis_);

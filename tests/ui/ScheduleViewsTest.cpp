@@ -132,6 +132,11 @@ TEST(ScheduleView, HoverShowsDetailsAndClickEmitsTheNode) {
     EXPECT_TRUE(ttip.contains("2.00 MiB")) << ttip.toStdString();
     EXPECT_TRUE(ttip.contains(QString::fromUtf8("gpu0 → gpu1"))) << ttip.toStdString();
 
+    // Hovering outlines the bar in near-black.
+    QTest::mouseMove(view.canvas(), conv2.center());
+    const QImage hovered = view.canvas()->grab().toImage();
+    EXPECT_LT(QColor(hovered.pixel(conv2.left() - 1, conv2.center().y())).lightness(), 60);
+
     QSignalSpy clicked(&view, &ScheduleView::opClicked);
     QTest::mouseClick(view.canvas(), Qt::LeftButton, {}, conv2.center());
     ASSERT_EQ(clicked.count(), 1);
