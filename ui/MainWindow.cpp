@@ -31,6 +31,9 @@
 #include "RunPanel.h"
 #include "store/RunStore.h"
 #include "LayoutJob.h"
+#include "MemoryChartView.h"
+#include "ScheduleView.h"
+#include "placement/DeviceModel.h"
 #include "NodeTableModel.h"
 #include "graph/Loaders.h"
 
@@ -121,6 +124,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         statusBar()->showMessage(tr("Layout cancelled"), 5000);
     });
     connect(view_, &GraphView::nodeSelected, this, &MainWindow::showNodeProperties);
+    connect(view_, &GraphView::nodeSelected, this, [this](int node) {
+        if (schedule_->hasResult()) schedule_->showOp(node);
+    });
     connect(&loadWatcher_, &QFutureWatcher<LoadOutcome>::finished, this, &MainWindow::onLoadFinished);
     statusBar()->showMessage(tr("Ready"));
     setAcceptDrops(true);
@@ -196,6 +202,11 @@ void MainWindow::buildDocks() {
     results_ = new QTabWidget(this);
     convergence_ = new ConvergenceChart(results_);
     results_->addTab(convergence_, tr("Convergence"));
+    schedule_ = new ScheduleView(results_);
+    results_->addTab(schedule_, tr("Schedule"));
+    memory_ = new MemoryChartView(results_);
+    results_->addTab(memory_, tr("Memory"));
+    connect(schedule_, &ScheduleView::opClicked, this, [this](int node) { view_->selectNode(node); });
     auto* resultsDock = new QDockWidget(tr("Results"), this);
     resultsDock->setObjectName("resultsDock");
     resultsDock->setWidget(results_);
@@ -234,6 +245,14 @@ void MainWindow::onRunFinished(const PlacementResult& result, qint64 runId) {
     runPanel_->setProgress(1.0);
     lastResult_ = std::make_unique<PlacementResult>(result);
     applyPlacementToView();
+    schedule_->setResult(result, graph_.get());
+    std::vector<int64_t> capacities;
+    try {
+        for (const auto& d : DeviceModel::load(runner_->spec().devices).devices) capacities.push_back(d.memoryBytes);
+    } catch (const std::exception&) {
+        // The run already loaded this device model; if the file changed since, show no capacity.
+    }
+    memory_->setResult(result, capacities);
     const QLocale loc;
     QString text = tr("%1: running time %2 ms, peak memory %3, %4 evaluations in %5 s")
                        .arg(QString::fromStdString(result.engine))
@@ -360,6 +379,8 @@ void MainWindow::onLoadFinished() {
     graph_ = out.graph;
     lastResult_.reset();
     convergence_->clearRuns();
+    schedule_->clear();
+    memory_->clear();
     model_->setGraph(out.graph);
     // The dock is narrow: name, op and MFLOP; shapes and bytes are in the tooltip and Properties.
     table_->setColumnHidden(NodeTableModel::OutputShape, true);

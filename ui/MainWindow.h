@@ -29,6 +29,8 @@ namespace graphopt::ui {
 class ConvergenceChart;
 class GraphView;
 class LayoutJob;
+class MemoryChartView;
+class ScheduleView;
 class NodeTableModel;
 class PlacementRunner;
 class RunPanel;
@@ -55,6 +57,8 @@ public:
     RunPanel* runPanel() const { return runPanel_; }
     PlacementRunner* runner() const { return runner_; }
     ConvergenceChart* convergenceChart() const { return convergence_; }
+    ScheduleView* scheduleView() const { return schedule_; }
+    MemoryChartView* memoryChart() const { return memory_; }
     // Where runs are recorded (default: the user's data folder); empty disables recording.
     void setDatabasePath(const QString& path);
     // Starts a placement run with the run panel's settings; false (and a status message) when
@@ -103,6 +107,8 @@ private:
     RunPanel* runPanel_ = nullptr;
     PlacementRunner* runner_ = nullptr;
     ConvergenceChart* convergence_ = nullptr;
+    ScheduleView* schedule_ = nullptr;
+    MemoryChartView* memory_ = nullptr;
     QTabWidget* results_ = nullptr;
     std::unique_ptr<PlacementResult> lastResult_;
     qint64 chartKey_ = 0;

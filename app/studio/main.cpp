@@ -6,6 +6,7 @@
 #include <QSettings>
 #include <QTimer>
 #include <cstdio>
+#include <memory>
 
 #include "MainWindow.h"
 #include "RunPanel.h"
@@ -27,9 +28,10 @@ int main(int argc, char** argv) {
                                   "png");
     parser.addOption(screenshot);
     QCommandLineOption runEngine("run",
-                                 "After the layout, start a placement run with <engine> and the run panel's "
-                                 "other settings (with --screenshot: grab when it finishes).",
-                                 "engine");
+                                 "After the layout, run placements with <engines> (comma-separated, one after "
+                                 "the other, the run panel's other settings; with --screenshot: grab when the "
+                                 "last finishes).",
+                                 "engines");
     parser.addOption(runEngine);
     parser.process(app);
 
@@ -40,14 +42,19 @@ int main(int argc, char** argv) {
         path = QSettings().value("lastModel").toString();
         if (path.isEmpty() || !QFileInfo::exists(path)) path = graphopt::ui::bundledModelPath("resnet18.onnx");
     }
-    const QString engine = parser.value(runEngine);
-    if (!engine.isEmpty()) {
-        QObject::connect(&window, &graphopt::ui::MainWindow::layoutReady, &window, [&window, engine] {
-            graphopt::RunSpec spec = window.runPanel()->spec();
-            spec.engine = engine.toStdString();
-            window.runPanel()->setSpec(spec);
-            if (!window.startRun()) std::fprintf(stderr, "could not start a %s run\n", qPrintable(engine));
-        }, Qt::SingleShotConnection);
+    const QStringList engines = parser.value(runEngine).split(',', Qt::SkipEmptyParts);
+    auto nextRun = std::make_shared<int>(0);
+    auto startNext = [&window, engines, nextRun] {
+        if (*nextRun >= engines.size()) return;
+        const QString engine = engines[(*nextRun)++];
+        graphopt::RunSpec spec = window.runPanel()->spec();
+        spec.engine = engine.toStdString();
+        window.runPanel()->setSpec(spec);
+        if (!window.startRun()) std::fprintf(stderr, "could not start a %s run\n", qPrintable(engine));
+    };
+    if (!engines.isEmpty()) {
+        QObject::connect(&window, &graphopt::ui::MainWindow::layoutReady, &window, startNext, Qt::SingleShotConnection);
+        QObject::connect(&window, &graphopt::ui::MainWindow::runFinished, &window, startNext);
     }
     if (parser.isSet(screenshot)) {
         const QString png = parser.value(screenshot);
@@ -59,10 +66,12 @@ int main(int argc, char** argv) {
                 QCoreApplication::exit(ok ? 0 : 1);
             });
         };
-        if (engine.isEmpty())
+        if (engines.isEmpty())
             QObject::connect(&window, &graphopt::ui::MainWindow::layoutReady, &window, grabAndQuit);
         else
-            QObject::connect(&window, &graphopt::ui::MainWindow::runFinished, &window, grabAndQuit);
+            QObject::connect(&window, &graphopt::ui::MainWindow::runFinished, &window, [nextRun, engines, grabAndQuit] {
+                if (*nextRun >= engines.size()) grabAndQuit();
+            });
         QObject::connect(&window, &graphopt::ui::MainWindow::loadFailed, &window, [](const QString& message) {
             std::fprintf(stderr, "%s\n", qPrintable(message));
             QCoreApplication::exit(2);

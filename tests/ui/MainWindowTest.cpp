@@ -19,6 +19,8 @@
 #include "DeviceColors.h"
 #include "PlacementRunner.h"
 #include "RunPanel.h"
+#include "ScheduleView.h"
+#include "MemoryChartView.h"
 #include "store/RunStore.h"
 #include <QTextBrowser>
 
@@ -115,6 +117,9 @@ TEST(MainWindow, RunsBrkgaLiveAndStoresTheRun) {
     ASSERT_NE(w.lastResult(), nullptr);
     for (int v = 0; v < 49; ++v)
         EXPECT_EQ(w.graphView()->nodeColor(v), graphopt::ui::deviceColor(w.lastResult()->placement[v])) << v;
+
+    EXPECT_EQ(w.scheduleView()->opBarCount(), 49);
+    EXPECT_EQ(w.memoryChart()->deviceCount(), 2);
 
     graphopt::RunStore store(db.toStdString());
     const auto run = store.run(runId);
