@@ -22,7 +22,6 @@ const Command kCommands[] = {
     {"generate", cmdGenerate,
      "generate --family chain|branchy|layered|series-parallel --nodes N --seed S --out FILE"},
     {"layout", cmdLayout, "layout MODEL [--horizontal] [--quality auto|full|fast|fastest] [--json]   Graphviz dot layout"},
-    {"layout", cmdLayout, "layout MODEL [--horizontal] [--quality auto|full|fast|fastest] [--json]   Graphviz dot layout"},
     {"runs", cmdRuns,
      "runs list [--graph G] [--engine E] [--kind K] [--status S] [--limit N] [--json]   recorded runs\n"
      "  runs show ID [--json] | runs compare ID ID [ID...] [--points N] [--json]\n"
