@@ -9,6 +9,8 @@
 
 #include "Args.h"
 #include "Commands.h"
+#include "RunRecording.h"
+#include "StoreOptions.h"
 #include "graph/Loaders.h"
 #include "tuning/HalideMeasurer.h"
 #include "tuning/PeakFlops.h"
@@ -20,8 +22,10 @@ namespace graphopt::cli {
 
 int cmdTune(const ArgList& argv) {
     using namespace graphopt::tuning;
-    Args args(argv, {"task", "tuner", "tuner-params", "measurer", "trials", "seed", "batch", "min-time", "timeout", "worker"},
-              {"all", "json", "peak", "quiet"});
+    Args args(argv,
+              {"task", "tuner", "tuner-params", "measurer", "trials", "seed", "batch", "min-time", "timeout", "worker",
+               kDbFlag},
+              {"all", "json", "peak", "quiet", kNoStoreFlag});
     const std::string path = args.onePositional("MODEL");
     const std::string tunerName = args.get("tuner", "random");
     {
@@ -93,17 +97,51 @@ int cmdTune(const ArgList& argv) {
         opts.seed = seed;
         TuningRun run(task, *measurer, makeTuner(tunerName, task, seed, tunerParams), opts);
         if (!quiet) std::cerr << "task " << idx << ": " << task.describe() << " (" << space.size() << " configs)\n";
-        ProgressCallback progress;
-        if (!quiet)
-            progress = [&](const ProgressEvent& e) {
-                std::cerr << "  " << e.evaluations << "/" << trials << " measured, best " << std::fixed
-                          << std::setprecision(2) << e.values.value("best_gflops", 0.0) << " GFLOP/s\r" << std::flush;
-                std::cerr.unsetf(std::ios::fixed);
-            };
-        const TuningResult res = run.run(progress);
+
+        // One stored run per task: its progress events while it runs, then every measurement.
+        RunSpec spec;
+        spec.kind = "tuning";
+        spec.engine = tunerName;
+        spec.objective = "latency";
+        spec.budget = trials;
+        spec.seed = seed;
+        spec.params = {{"task_index", idx}, {"task", task.describe()}, {"measurer", measurerName},
+                       {"batch_size", batch}, {"tuner_params", tunerParams}};
+        RunRecording recording(args, spec, g, path);
+        ProgressCallback record = recording.callback();
+        ProgressCallback progress = [&](const ProgressEvent& e) {
+            if (record) record(e);
+            if (quiet) return;
+            std::cerr << "  " << e.evaluations << "/" << trials << " measured, best " << std::fixed
+                      << std::setprecision(2) << e.values.value("best_gflops", 0.0) << " GFLOP/s\r" << std::flush;
+            std::cerr.unsetf(std::ios::fixed);
+        };
+        const TuningResult res = recording.guard([&] { return run.run(progress, recording.cancellationToken()); });
         if (!quiet) std::cerr << "\n";
-        if (res.status == RunStatus::Failed) throw std::runtime_error("task " + std::to_string(idx) + ": " + res.error);
+        if (res.status == RunStatus::Failed) {
+            recording.failed(res.error);
+            throw std::runtime_error("task " + std::to_string(idx) + ": " + res.error);
+        }
+        const std::string taskName = task.describe();
+        for (const auto& m : res.measurements) {
+            graphopt::TuningMeasurement stored;
+            stored.task = taskName;
+            stored.config = {{"index", m.result.config}, {"knobs", space.describeText(m.result.config)}};
+            if (m.result.ok) {
+                stored.latencyS = m.result.latencyS;
+                stored.gflops = m.result.gflops;
+            }
+            stored.error = m.result.error;
+            recording.measurement(stored);
+        }
         nlohmann::json t = res.toJson();
+        {
+            nlohmann::json summary = t;
+            summary.erase("measurements");  // stored one by one above
+            if (res.hasBest()) summary["cost"] = res.bestLatencyS();
+            recording.finished(summary, res.status == RunStatus::Cancelled);
+        }
+        if (recording.runId()) t["run_id"] = *recording.runId();
         t["task_index"] = idx;
         t["weight"] = task.weight;
         const nlohmann::json taskJson = t["task"];

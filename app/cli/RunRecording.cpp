@@ -55,6 +55,10 @@ ProgressCallback RunRecording::callback() {
 
 const CancellationToken* RunRecording::cancellationToken() const { return &gSignalToken; }
 
+void RunRecording::measurement(const TuningMeasurement& m) {
+    if (recorder_) recorder_->recordMeasurement(m);
+}
+
 void RunRecording::finished(const nlohmann::json& result, bool cancelled) {
     if (!recorder_) return;
     RunResult r = runResultFromEngineJson(result);

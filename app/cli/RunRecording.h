@@ -20,6 +20,7 @@
 #include "Args.h"
 #include "graph/Graph.h"
 #include "run/Run.h"
+#include "store/StoreRecords.h"
 
 namespace graphopt {
 class RunRecorder;
@@ -53,6 +54,8 @@ public:
         }
     }
 
+    // One kernel measurement of a tuning run (queued; written with the events).
+    void measurement(const TuningMeasurement& m);
     void finished(const nlohmann::json& result, bool cancelled);
     void failed(const std::string& error);
 

@@ -12,6 +12,7 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <filesystem>
 #include <set>
 #include <unordered_map>
 
@@ -168,7 +169,10 @@ Graph loadOnnx(const std::string& path) {
         }
     }
     const onnx::GraphProto& gp = model.graph();
-    g.name = gp.name().empty() ? std::string("onnx-model") : gp.name();
+    // Exporters give generic graph names ("torch_jit", "main_graph"): the file's stem says more.
+    if (!gp.name().empty()) g.metadata["onnx.graph_name"] = gp.name();
+    g.name = std::filesystem::path(path).stem().string();
+    if (g.name.empty()) g.name = gp.name().empty() ? std::string("onnx-model") : gp.name();
 
     std::unordered_map<std::string, TypeInfo> types;
     for (const auto& v : gp.value_info()) types[v.name()] = typeInfoOf(v);

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "store/RunStore.h"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -85,5 +87,27 @@ TEST(Cli, GenerateWritesALoadableDeterministicGraph) {
     Result info = runGraphopt("info " + a + " --json");
     ASSERT_EQ(info.status, 0) << info.err;
     EXPECT_EQ(nlohmann::json::parse(info.out)["nodes"].get<int>(), 300);
+    fs::remove_all(dir);
+}
+
+TEST(Cli, TuneRecordsEveryMeasurementInTheStore) {
+    const fs::path dir = fs::temp_directory_path() / ("graphopt-cli-tune-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const std::string db = (dir / "runs.db").string();
+    Result r = runGraphopt("tune " + kResnet + " --task 1 --tuner random --measurer sim --trials 24 --seed 2 --json --db " + db);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    const int64_t runId = j["tasks"][0]["run_id"].get<int64_t>();
+    graphopt::RunStore store(db);
+    const auto run = store.run(runId);
+    EXPECT_EQ(run.run.kind, "tuning");
+    EXPECT_EQ(run.run.status, graphopt::RunStatus::Finished);
+    EXPECT_EQ(run.run.graphName, "resnet18");
+    const auto ms = store.measurements(runId);
+    ASSERT_EQ(ms.size(), 24u);
+    double best = 0;
+    for (const auto& m : ms)
+        if (m.gflops) best = std::max(best, *m.gflops);
+    EXPECT_DOUBLE_EQ(best, j["tasks"][0]["best_gflops"].get<double>());
     fs::remove_all(dir);
 }
