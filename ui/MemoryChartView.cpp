@@ -146,6 +146,12 @@ void MemoryChartView::rebuild() {
     const double endX = std::max(makespan, 1e-12) / secondsPerUnit_;
 
     QLocale locale;
+    // Long curves are filled last: adding a series or attaching an axis re-lays out every point
+    // already in the chart (about 12 ms per 20,000 points each time).
+    std::vector<std::pair<QLineSeries*, QList<QPointF>>> curves;
+    // Equal capacities would draw as one line in mixed colours: draw one grey line instead.
+    bool sharedCapacity = devices > 1 && static_cast<int>(capacityBytes.size()) >= devices && capacityBytes[0] > 0;
+    for (int k = 1; sharedCapacity && k < devices; ++k) sharedCapacity = capacityBytes[k] == capacityBytes[0];
     for (int k = 0; k < devices; ++k) {
         const QString name = k < static_cast<int>(result.deviceNames.size())
                                  ? QString::fromStdString(result.deviceNames[k])
@@ -170,7 +176,7 @@ void MemoryChartView::rebuild() {
         auto* line = new QLineSeries;
         line->setName(name);
         line->setPen(QPen(color, 2));
-        line->replace(points);
+        curves.emplace_back(line, std::move(points));
         // Hovering a curve tells the level there (the step holds the value of the point before).
         connect(line, &QLineSeries::hovered, this, [this, line, name](const QPointF& at, bool state) {
             if (!state) return QToolTip::hideText();
@@ -205,13 +211,20 @@ void MemoryChartView::rebuild() {
         peaks_.push_back(peak);
 
         QLineSeries* cap = nullptr;
-        if (k < static_cast<int>(capacityBytes.size()) && capacityBytes[k] > 0) {
+        if (sharedCapacity && k > 0) {
+            cap = capacity_.front();  // one line stands for every device
+        } else if (k < static_cast<int>(capacityBytes.size()) && capacityBytes[k] > 0) {
             const int64_t c = capacityBytes[k];
             cap = new QLineSeries;
             const bool onScale = capacityOnScale_ || c <= kCapacityOnScaleFactor * curvesTop;
-            cap->setName(onScale ? tr("%1 capacity %2").arg(name, locale.formattedDataSize(c, 1))
-                                 : tr("%1 capacity %2 (off scale)").arg(name, locale.formattedDataSize(c, 1)));
-            cap->setPen(QPen(color, 1.5, Qt::DashLine));
+            const QString size = locale.formattedDataSize(c, 1);
+            if (sharedCapacity)
+                cap->setName(onScale ? tr("capacity %1 (each device)").arg(size)
+                                     : tr("capacity %1 (each device, off scale)").arg(size));
+            else
+                cap->setName(onScale ? tr("%1 capacity %2").arg(name, size)
+                                     : tr("%1 capacity %2 (off scale)").arg(name, size));
+            cap->setPen(QPen(sharedCapacity ? QColor(90, 90, 90) : color, 1.5, Qt::DashLine));
             cap->replace(QList<QPointF>{QPointF(0, c / bytesPerUnit_), QPointF(endX, c / bytesPerUnit_)});
             chart()->addSeries(cap);
             cap->attachAxis(timeAxis_);
@@ -223,6 +236,23 @@ void MemoryChartView::rebuild() {
     for (QLineSeries* cap : capacity_)  // capacity holds for the whole axis, not just the run
         if (cap) cap->replace(1, QPointF(timeAxis_->max(), cap->at(1).y()));
     setNiceRange(memoryAxis_, std::max(1.0, top * 1.04 / bytesPerUnit_));
+    for (auto& [line, points] : curves) line->replace(points);
+    placeLegend();
+}
+
+void MemoryChartView::placeLegend() {
+    // A bottom legend elides its entries when they do not fit in one row: list them on the right
+    // then. Per entry: the marker and spacing (about 32 px) and the text.
+    const QFontMetrics fm(chart()->legend()->font());
+    int width = 0;
+    for (QAbstractSeries* series : chart()->series()) width += fm.horizontalAdvance(series->name()) + 32;
+    const Qt::Alignment wanted = width > this->width() - 40 ? Qt::AlignRight : Qt::AlignBottom;
+    if (chart()->legend()->alignment() != wanted) chart()->legend()->setAlignment(wanted);
+}
+
+void MemoryChartView::resizeEvent(QResizeEvent* event) {
+    QChartView::resizeEvent(event);
+    placeLegend();
 }
 
 }  // namespace graphopt::ui

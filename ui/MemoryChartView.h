@@ -38,7 +38,9 @@ public:
     int deviceCount() const { return static_cast<int>(memory_.size()); }
     QLineSeries* memorySeries(int device) const;    // step line, x in time units, y in memory units
     QScatterSeries* peakSeries(int device) const;   // one point: the device's peak
-    QLineSeries* capacitySeries(int device) const;  // nullptr without a capacity for the device
+    // nullptr without a capacity for the device; when all devices have the same capacity, one grey
+    // line named "capacity 16.0 GiB (each device)" serves them all.
+    QLineSeries* capacitySeries(int device) const;
     double secondsPerUnit() const { return secondsPerUnit_; }  // x axis: 1e-3 for ms, ...
     double bytesPerUnit() const { return bytesPerUnit_; }      // y axis: 2^20 for MiB, ...
     QValueAxis* timeAxis() const { return timeAxis_; }
@@ -46,9 +48,11 @@ public:
 
 protected:
     void contextMenuEvent(QContextMenuEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void rebuild();
+    void placeLegend();
 
     PlacementResult result_;
     std::vector<int64_t> capacityBytes_;

@@ -308,6 +308,9 @@ TEST(ScheduleViewsScreenshots, ResNet18OnTwoGpus) {
     EXPECT_TRUE(memory.grab().save(QString::fromUtf8(dir) + "/memory.png"));
     memory.setResult(r, {int64_t(16) << 30, int64_t(16) << 30});
     EXPECT_TRUE(memory.grab().save(QString::fromUtf8(dir) + "/memory-offscale.png"));
+    memory.resize(560, 420);  // narrow: the legend moves to the right rather than elide
+    QTest::qWait(20);
+    EXPECT_TRUE(memory.grab().save(QString::fromUtf8(dir) + "/memory-narrow.png"));
 }
 
 // Not a check either: a 10,000-op generated graph on four GPUs, rendered fitted and zoomed, with the
@@ -340,4 +343,19 @@ TEST(ScheduleViewsScreenshots, TenThousandOpsOnFourGpus) {
     const double zoomMs = timer.nsecsElapsed() / 1e6;
     zoomed.save(QString::fromUtf8(dir) + "/gantt-10k-zoomed.png");
     std::printf("10k ops, %d transfers: paint fitted %.1f ms, zoomed %.1f ms\n", gantt.transferBarCount(), fitMs, zoomMs);
+
+    MemoryChartView memory;
+    memory.move(200, 200);
+    memory.resize(1100, 560);
+    memory.show();
+    timer.restart();
+    memory.setResult(r, {int64_t(16) << 30, int64_t(16) << 30, int64_t(16) << 30, int64_t(16) << 30});
+    const double setMs = timer.nsecsElapsed() / 1e6;
+    QTest::qWait(20);  // the chart lays out its legend on the next event loop pass
+    timer.restart();
+    QImage chart = memory.grab().toImage();
+    const double chartMs = timer.nsecsElapsed() / 1e6;
+    chart.save(QString::fromUtf8(dir) + "/memory-10k.png");
+    std::printf("10k ops memory chart: %lld points, setResult %.1f ms, paint %.1f ms\n",
+                static_cast<long long>(memory.memorySeries(0)->count()), setMs, chartMs);
 }
