@@ -2,8 +2,9 @@
 //              [--csv FILE]
 //
 // For each distinct conv task of the model (ResNet-18 by default): the best GFLOP/s random search
-// (or --tuner) finds with N Halide measurements (default 200), the wall time it took, and the
-// machine's FMA peak on 1 and all threads. Figures depend on the machine and on its load: run it
+// (or --tuner) finds with N Halide measurements (default 200), the wall time it took, libtorch's
+// own conv2d on the same shapes with the same number of threads, and the machine's FMA peak on 1
+// and all threads. Figures depend on the machine and on its load: run it
 // on an otherwise idle machine.
 #include <chrono>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include <sstream>
 #include <string>
 
+#include "LibtorchConv.h"
 #include "graph/Loaders.h"
 #include "tuning/HalideMeasurer.h"
 #include "tuning/PeakFlops.h"
@@ -67,13 +69,16 @@ int main(int argc, char** argv) {
         std::ofstream out;
         if (!csv.empty()) {
             out.open(csv);
-            out << "task,description,weight,trials,failures,best_gflops,best_latency_s,peak_all_gflops,wall_s\n";
+            out << "task,description,weight,trials,failures,best_gflops,best_latency_s,libtorch_gflops,"
+                   "libtorch_latency_s,peak_all_gflops,wall_s\n";
         }
         std::cout << "tuner " << tuner << ", " << trials << " Halide measurements per task, seed " << seed
                   << ", min time " << std::defaultfloat << minTime << " s per measurement\n";
         std::cout << std::left << std::setw(4) << "#" << std::setw(50) << "conv task" << std::right << std::setw(10)
                   << "GFLOP/s" << std::setw(9) << "% peak" << std::setw(11) << "ms" << std::setw(8) << "failed"
-                  << std::setw(9) << "wall s" << "\n";
+                  << std::setw(9) << "wall s" << std::setw(12) << "torch GF/s" << std::setw(10) << "vs torch" << "\n";
+        int wins = 0, compared = 0;
+        double totalTorch = 0;
         double totalBest = 0;
         for (size_t i = 0; i < tasks.size(); ++i) {
             const TuningTask& t = tasks[i];
@@ -86,18 +91,25 @@ int main(int argc, char** argv) {
             const TuningResult r = run.run();
             const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             totalBest += r.bestLatencyS() * t.weight;
+            const bench::LibtorchTiming torchT = bench::timeLibtorchConv(t, peak.threads, 0.2);
+            totalTorch += torchT.medianS * t.weight;
+            ++compared;
+            wins += r.hasBest() && r.bestLatencyS() < torchT.medianS;
             std::cout << std::fixed << std::left << std::setw(4) << i << std::setw(50) << t.describe() << std::right
                       << std::setprecision(1) << std::setw(10) << r.bestGflops() << std::setw(8)
                       << 100.0 * r.bestGflops() / peak.gflopsAll << "%" << std::setprecision(3) << std::setw(11)
                       << r.bestLatencyS() * 1e3 << std::setw(8) << r.failures() << std::setprecision(1)
-                      << std::setw(9) << wall << "\n"
+                      << std::setw(9) << wall << std::setw(12) << torchT.gflops << std::setw(9)
+                      << (torchT.medianS > 0 && r.hasBest() ? torchT.medianS / r.bestLatencyS() : 0.0) << "x\n"
                       << std::flush;
             if (out)
                 out << i << ",\"" << t.describe() << "\"," << t.weight << ',' << r.measurements.size() << ','
-                    << r.failures() << ',' << r.bestGflops() << ',' << r.bestLatencyS() << ',' << peak.gflopsAll << ','
-                    << wall << "\n";
+                    << r.failures() << ',' << r.bestGflops() << ',' << r.bestLatencyS() << ',' << torchT.gflops << ','
+                    << torchT.medianS << ',' << peak.gflopsAll << ',' << wall << "\n";
         }
-        std::cout << "sum of best conv latencies x uses: " << std::setprecision(3) << totalBest * 1e3 << " ms\n";
+        std::cout << "sum of best conv latencies x uses: " << std::setprecision(3) << totalBest * 1e3
+                  << " ms; libtorch conv2d: " << totalTorch * 1e3 << " ms; tuned kernel faster on " << wins << " of "
+                  << compared << " layers\n";
     } catch (const std::exception& e) {
         std::cerr << "tuning_bench: " << e.what() << "\n";
         return 1;
