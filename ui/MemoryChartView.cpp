@@ -109,6 +109,8 @@ void MemoryChartView::rebuild() {
     memoryAxis_->setTitleText(tr("memory (MiB)"));
     timeAxis_->setRange(0, 1);
     memoryAxis_->setRange(0, 1);
+    timeAxis_->setLabelsVisible(hasResult_);  // no made-up 0..1 scale before there is data
+    memoryAxis_->setLabelsVisible(hasResult_);
     if (!hasResult_) return;
     const PlacementResult& result = result_;
     const std::vector<int64_t>& capacityBytes = capacityBytes_;

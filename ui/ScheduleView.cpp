@@ -660,6 +660,8 @@ ScheduleView::ScheduleView(QWidget* parent) : QWidget(parent) {
     bar->setContentsMargins(6, 3, 6, 3);
     auto button = [this, bar](const QString& text, const QString& tip) {
         auto* b = new QToolButton(this);
+        b->setEnabled(false);  // until there is a schedule
+        buttons_.push_back(b);
         b->setText(text);
         b->setToolTip(tip);
         b->setAutoRaise(true);
@@ -686,6 +688,7 @@ ScheduleView::~ScheduleView() = default;
 
 void ScheduleView::setResult(const PlacementResult& result, const Graph* graph) {
     canvas_->setResult(result, graph);
+    for (QToolButton* b : buttons_) b->setEnabled(!result.schedule.ops.empty());
     const ScheduleDetail& s = result.schedule;
     int64_t moved = 0;
     for (const ScheduledTransfer& t : s.transfers) moved += t.bytes;
@@ -701,6 +704,7 @@ void ScheduleView::setResult(const PlacementResult& result, const Graph* graph) 
 void ScheduleView::clear() {
     canvas_->clearAll();
     summary_->clear();
+    for (QToolButton* b : buttons_) b->setEnabled(false);
 }
 
 bool ScheduleView::hasResult() const { return canvas_->hasResult_; }

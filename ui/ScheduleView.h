@@ -9,10 +9,12 @@
 #pragma once
 
 #include <QWidget>
+#include <vector>
 
 #include "placement/PlacementResult.h"
 
 class QLabel;
+class QToolButton;
 
 namespace graphopt {
 class Graph;
@@ -65,6 +67,7 @@ private:
     friend class ScheduleCanvas;
     ScheduleCanvas* canvas_;
     QLabel* summary_;
+    std::vector<QToolButton*> buttons_;  // zoom in, zoom out, fit
 };
 
 }  // namespace graphopt::ui

@@ -285,6 +285,14 @@ TEST(ScheduleViewsScreenshots, ResNet18OnTwoGpus) {
     gantt.move(200, 200);  // away from the offscreen cursor at (0, 0): no hover highlight
     gantt.resize(1280, gantt.sizeHint().height());
     gantt.show();
+    EXPECT_TRUE(gantt.grab().save(QString::fromUtf8(dir) + "/gantt-empty.png"));
+    {
+        MemoryChartView empty;
+        empty.resize(700, 400);
+        empty.show();
+        QTest::qWait(20);
+        EXPECT_TRUE(empty.grab().save(QString::fromUtf8(dir) + "/memory-empty.png"));
+    }
     gantt.setResult(r, &g);
     gantt.resize(1280, gantt.sizeHint().height());
     QTest::qWait(50);
