@@ -111,6 +111,8 @@ void MemoryChartView::rebuild() {
     memoryAxis_->setRange(0, 1);
     timeAxis_->setLabelsVisible(hasResult_);  // no made-up 0..1 scale before there is data
     memoryAxis_->setLabelsVisible(hasResult_);
+    timeAxis_->setTitleVisible(hasResult_);  // titles without labels get squeezed to "..."
+    memoryAxis_->setTitleVisible(hasResult_);
     if (!hasResult_) return;
     const PlacementResult& result = result_;
     const std::vector<int64_t>& capacityBytes = capacityBytes_;
