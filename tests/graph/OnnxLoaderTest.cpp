@@ -4,7 +4,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <unistd.h>
 
+#include "graph/GraphCompare.h"
 #include "graph/GraphError.h"
 #include "graph/Loaders.h"
 #include "graph/OpCosts.h"
@@ -56,6 +58,23 @@ TEST(OnnxLoader, EveryBundledModelLoads) {
         EXPECT_EQ(g.inputBytes() > 0, true);
         EXPECT_NO_THROW(g.topologicalOrder());
     }
+}
+
+// ONNX -> native JSON -> Graph gives the same graph, field by field, for every bundled model.
+TEST(OnnxLoader, EveryBundledModelRoundTripsThroughNativeJson) {
+    const fs::path dir = fs::temp_directory_path() / ("graphopt-onnx-json-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    for (const auto& f : filesUnder(kModels, ".onnx")) {
+        SCOPED_TRACE(f);
+        const Graph original = loadGraph(f);
+        const std::string json = (dir / (fs::path(f).stem().string() + ".json")).string();
+        saveJson(original, json);
+        const Graph back = loadGraph(json);
+        std::string why;
+        EXPECT_TRUE(graphsEqual(original, back, &why)) << why;
+        EXPECT_DOUBLE_EQ(back.totalFlops(), original.totalFlops());
+    }
+    fs::remove_all(dir);
 }
 
 // Every model of Debian's libonnx-testdata (written by the ONNX project) either loads or is
