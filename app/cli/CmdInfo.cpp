@@ -9,22 +9,10 @@
 
 #include "Args.h"
 #include "Commands.h"
+#include "TextFormat.h"
 #include "graph/Loaders.h"
 
 namespace graphopt::cli {
-
-namespace {
-
-std::string humanBytes(double b) {
-    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (b >= 1024 && u < 4) b /= 1024, ++u;
-    std::ostringstream os;
-    os << std::fixed << std::setprecision(u ? 2 : 0) << b << ' ' << units[u];
-    return os.str();
-}
-
-}  // namespace
 
 int cmdInfo(const ArgList& argv) {
     Args args(argv, {}, {"json"});

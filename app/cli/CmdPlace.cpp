@@ -11,6 +11,7 @@
 
 #include "Args.h"
 #include "Commands.h"
+#include "TextFormat.h"
 #include "RunRecording.h"
 #include "StoreOptions.h"
 #include "graph/Loaders.h"
@@ -20,15 +21,6 @@
 namespace graphopt::cli {
 
 namespace {
-
-std::string bytesText(double b) {
-    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (b >= 1024 && u < 4) b /= 1024, ++u;
-    std::ostringstream os;
-    os << std::fixed << std::setprecision(u ? 2 : 0) << b << ' ' << units[u];
-    return os.str();
-}
 
 std::string secondsText(double s) {
     std::ostringstream os;
@@ -89,9 +81,9 @@ int cmdPlace(const ArgList& argv) {
     std::cout << "engine:       " << r.engine << ", objective " << r.objective << ", budget " << r.budget << ", seed "
               << r.seed << (r.countWeights ? "" : ", weights not counted") << "\n";
     std::cout << "running time: " << secondsText(r.runtimeS) << "\n";
-    std::cout << "peak memory:  " << bytesText(double(r.peakBytes)) << " (";
+    std::cout << "peak memory:  " << humanBytes(double(r.peakBytes)) << " (";
     for (size_t k = 0; k < r.devicePeakBytes.size(); ++k)
-        std::cout << (k ? ", " : "") << r.deviceNames[k] << " " << bytesText(double(r.devicePeakBytes[k]));
+        std::cout << (k ? ", " : "") << r.deviceNames[k] << " " << humanBytes(double(r.devicePeakBytes[k]));
     std::cout << ")\n";
     std::vector<int> perDevice(r.deviceNames.size(), 0);
     for (int d : r.placement) ++perDevice[d];

@@ -1,12 +1,12 @@
 // The graphopt executable as a user runs it: output, exit status, error lines.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
+#include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+
+#include "GraphoptCli.h"
 
 #include "store/RunStore.h"
 
@@ -14,28 +14,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-    int status = -1;
-    std::string out, err;
-};
-
-// Runs graphopt with `args` (already shell-quoted where needed), capturing stdout and stderr.
-Result runGraphopt(const std::string& args) {
-    const fs::path errFile = fs::temp_directory_path() / ("graphopt-cli-err-" + std::to_string(::getpid()));
-    const std::string cmd = std::string(GRAPHOPT_BINARY_DIR) + "/app/graphopt " + args + " 2>" + errFile.string();
-    Result r;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    if (!p) return r;
-    std::array<char, 4096> buf{};
-    size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-    int st = ::pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    std::ifstream in(errFile);
-    r.err.assign(std::istreambuf_iterator<char>(in), {});
-    fs::remove(errFile);
-    return r;
-}
+using graphopt::test_support::runGraphopt;
+using Result = graphopt::test_support::CliResult;
 
 const std::string kResnet = std::string(GRAPHOPT_SOURCE_DIR) + "/resources/models/resnet18.onnx";
 
