@@ -4,43 +4,20 @@
 
 namespace graphopt {
 
-namespace {
-uint64_t splitmix(uint64_t& x) {
-    uint64_t z = (x += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-}  // namespace
-
-Rng::Rng(uint64_t seed) {
-    uint64_t x = seed;
-    for (auto& s : s_) s = splitmix(x);
-}
+Rng::Rng(uint64_t seed) : bits_(seed) {}
 
 Rng Rng::stream(uint64_t seed, uint64_t a, uint64_t b) {
     uint64_t x = seed;
-    uint64_t h = splitmix(x);
+    uint64_t h = splitmix64(x);
     x = h ^ (a * 0xD1B54A32D192ED03ull);
-    h = splitmix(x);
+    h = splitmix64(x);
     x = h ^ (b * 0x8CB92BA72F3D8DD7ull);
-    return Rng(splitmix(x));
+    return Rng(splitmix64(x));
 }
 
-uint64_t Rng::next() {
-    const uint64_t result = rotl(s_[1] * 5, 7) * 9;
-    const uint64_t t = s_[1] << 17;
-    s_[2] ^= s_[0];
-    s_[3] ^= s_[1];
-    s_[1] ^= s_[2];
-    s_[0] ^= s_[3];
-    s_[2] ^= t;
-    s_[3] = rotl(s_[3], 45);
-    return result;
-}
+uint64_t Rng::next() { return bits_.next(); }
 
-double Rng::uniform() { return double(next() >> 11) * 0x1.0p-53; }
+double Rng::uniform() { return bits_.uniform(); }
 
 int Rng::below(int bound) {
     return int((unsigned __int128)(next() >> 32) * uint64_t(bound) >> 32);

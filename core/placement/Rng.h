@@ -1,10 +1,12 @@
-// The placement engines' random numbers: xoshiro256** seeded through SplitMix64, with uniform,
-// normal, Gamma (Marsaglia-Tsang) and Beta samplers written here. std::*_distribution is avoided on
-// purpose: its algorithms differ between standard libraries, and a run must give the same answer
-// for a seed everywhere.
+// The placement engines' random numbers: the shared xoshiro256** generator (run/Xoshiro.h) with
+// uniform, normal, Gamma (Marsaglia-Tsang) and Beta samplers written here. std::*_distribution is
+// avoided on purpose: its algorithms differ between standard libraries, and a run must give the
+// same answer for a seed everywhere.
 #pragma once
 
 #include <cstdint>
+
+#include "run/Xoshiro.h"
 
 namespace graphopt {
 
@@ -23,7 +25,7 @@ public:
     double beta(double a, double b); // a, b > 0
 
 private:
-    uint64_t s_[4];
+    Xoshiro256 bits_;
     double spareNormal_ = 0;
     bool hasSpare_ = false;
 };

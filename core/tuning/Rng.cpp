@@ -2,35 +2,9 @@
 
 namespace graphopt::tuning {
 
-namespace {
+Rng::Rng(uint64_t seed) : bits_(seed) {}
 
-uint64_t splitmix64(uint64_t& x) {
-    uint64_t z = (x += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-}  // namespace
-
-Rng::Rng(uint64_t seed) {
-    uint64_t x = seed;
-    for (auto& s : s_) s = splitmix64(x);
-}
-
-uint64_t Rng::next() {
-    const uint64_t result = rotl(s_[1] * 5, 7) * 9;
-    const uint64_t t = s_[1] << 17;
-    s_[2] ^= s_[0];
-    s_[3] ^= s_[1];
-    s_[1] ^= s_[2];
-    s_[0] ^= s_[3];
-    s_[2] ^= t;
-    s_[3] = rotl(s_[3], 45);
-    return result;
-}
+uint64_t Rng::next() { return bits_.next(); }
 
 uint64_t Rng::below(uint64_t n) {
     if (n <= 1) return 0;
@@ -47,7 +21,7 @@ int64_t Rng::between(int64_t lo, int64_t hi) {
     return lo + static_cast<int64_t>(below(static_cast<uint64_t>(hi - lo) + 1));
 }
 
-double Rng::uniform01() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+double Rng::uniform01() { return bits_.uniform(); }
 
 size_t Rng::weighted(const std::vector<double>& weights) {
     double total = 0;

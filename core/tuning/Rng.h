@@ -2,12 +2,14 @@
 //
 // std::*_distribution differs between standard libraries, so a run replayed with the same seed on
 // another toolchain would diverge; these helpers are written out so results depend on the seed
-// alone. The generator is xoshiro256** seeded through splitmix64.
+// alone. The generator is the project's shared xoshiro256** (run/Xoshiro.h).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#include "run/Xoshiro.h"
 
 namespace graphopt::tuning {
 
@@ -27,7 +29,7 @@ public:
     size_t weighted(const std::vector<double>& weights);
 
 private:
-    uint64_t s_[4];
+    Xoshiro256 bits_;
 };
 
 // A stateless 64-bit mix of several values (for noise that must not depend on call order).
