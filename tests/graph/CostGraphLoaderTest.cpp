@@ -11,29 +11,8 @@ using namespace graphopt::test;
 
 namespace {
 
-const Node& nodeNamed(const Graph& g, const std::string& name) {
-    const int id = g.findNode(name);
-    if (id < 0) throw std::runtime_error("no node " + name);
-    return g.nodes()[id];
-}
-
-const Tensor& tensorNamed(const Graph& g, const std::string& name) {
-    const int id = g.findTensor(name);
-    if (id < 0) throw std::runtime_error("no tensor " + name);
-    return g.tensors()[id];
-}
-
-// Loads `text` written to a temp file and returns the GraphError message ("" when it loaded).
 std::string errorFor(const TempDir& dir, const std::string& text, std::string* pathOut = nullptr) {
-    const std::string path = dir.file("case.pbtxt");
-    writeBytes(path, text);
-    if (pathOut) *pathOut = path;
-    try {
-        loadCostGraphText(path);
-    } catch (const GraphError& e) {
-        return e.what();
-    }
-    return "";
+    return loadErrorFor(dir, "case.pbtxt", text, [](const std::string& path) { loadCostGraphText(path); }, pathOut);
 }
 
 }  // namespace

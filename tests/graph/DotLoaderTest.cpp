@@ -12,12 +12,6 @@ using namespace graphopt::test;
 
 namespace {
 
-const Node& nodeNamed(const Graph& g, const std::string& name) {
-    const int id = g.findNode(name);
-    if (id < 0) throw std::runtime_error("no node " + name);
-    return g.nodes()[id];
-}
-
 std::vector<std::string> inputNames(const Graph& g, const Node& n) {
     std::vector<std::string> out;
     for (int t : n.inputs) out.push_back(g.tensors()[t].name);
@@ -25,15 +19,7 @@ std::vector<std::string> inputNames(const Graph& g, const Node& n) {
 }
 
 std::string errorFor(const TempDir& dir, const std::string& text, std::string* pathOut = nullptr) {
-    const std::string path = dir.file("case.dot");
-    writeBytes(path, text);
-    if (pathOut) *pathOut = path;
-    try {
-        loadDot(path);
-    } catch (const GraphError& e) {
-        return e.what();
-    }
-    return "";
+    return loadErrorFor(dir, "case.dot", text, [](const std::string& path) { loadDot(path); }, pathOut);
 }
 
 }  // namespace

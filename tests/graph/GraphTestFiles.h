@@ -5,8 +5,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 #include <unistd.h>
+
+#include "graph/Graph.h"
+#include "graph/GraphError.h"
 
 namespace graphopt::test {
 
@@ -54,5 +58,34 @@ public:
 private:
     std::filesystem::path path_;
 };
+
+// The node / tensor with that name; throws (failing the test) when there is none.
+inline const Node& nodeNamed(const Graph& g, const std::string& name) {
+    const int id = g.findNode(name);
+    if (id < 0) throw std::runtime_error("no node " + name);
+    return g.nodes()[id];
+}
+
+inline const Tensor& tensorNamed(const Graph& g, const std::string& name) {
+    const int id = g.findTensor(name);
+    if (id < 0) throw std::runtime_error("no tensor " + name);
+    return g.tensors()[id];
+}
+
+// Writes `text` to `fileName` in `dir`, loads it with `load`, and returns the GraphError message
+// ("" when it loaded); `pathOut` receives the file's path.
+template <class Load>
+std::string loadErrorFor(const TempDir& dir, const std::string& fileName, const std::string& text, Load load,
+                         std::string* pathOut = nullptr) {
+    const std::string path = dir.file(fileName);
+    writeBytes(path, text);
+    if (pathOut) *pathOut = path;
+    try {
+        load(path);
+    } catch (const GraphError& e) {
+        return e.what();
+    }
+    return "";
+}
 
 }  // namespace graphopt::test
