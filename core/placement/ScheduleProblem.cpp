@@ -17,6 +17,10 @@ ScheduleProblem::ScheduleProblem(const Graph& g, const DeviceModel& m, ScheduleO
     n = static_cast<int>(g.nodeCount());
     d = m.deviceCount();
     if (d < 1) throw std::invalid_argument("device model '" + m.name + "' has no devices");
+    // The simulator keeps sets of devices in 64-bit masks.
+    if (d > 64)
+        throw std::invalid_argument("device model '" + m.name + "' has " + std::to_string(d) +
+                                    " devices; at most 64 are supported");
     const int gt = static_cast<int>(g.tensorCount());
     const auto& tensors = g.tensors();
     const auto& nodes = g.nodes();

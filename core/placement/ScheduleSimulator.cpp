@@ -1,6 +1,7 @@
 #include "placement/ScheduleSimulator.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -20,6 +21,22 @@ inline uint64_t readyKey(float prio, int node) {
 }
 inline int readyNode(uint64_t key) { return int(0xFFFFFFFFu - uint32_t(key & 0xFFFFFFFFu)); }
 
+// Next-event candidate: the time's bits (monotonic for non-negative doubles) above the tie-break
+// key, so the earliest event, ties broken by key, is the least 128-bit integer and the choice
+// among the candidates compiles to conditional moves instead of hard-to-predict branches.
+using EventKey = unsigned __int128;
+inline EventKey eventKey(double time, int64_t key) {
+    uint64_t bits;
+    std::memcpy(&bits, &time, sizeof bits);
+    return (EventKey(bits) << 64) | uint64_t(key);
+}
+inline double eventTime(EventKey e) {
+    const uint64_t bits = uint64_t(e >> 64);
+    double t;
+    std::memcpy(&t, &bits, sizeof t);
+    return t;
+}
+
 }  // namespace
 
 ScheduleSimulator::ScheduleSimulator(std::shared_ptr<const ScheduleProblem> problem) : p_(std::move(problem)) {
@@ -38,8 +55,7 @@ ScheduleSimulator::ScheduleSimulator(std::shared_ptr<const ScheduleProblem> prob
     // Every (tensor, device) pair is sent at most once.
     transfers_.resize(nt * d + 1);
     startingNow_.resize(nt * d + 1);
-    candTime_.resize(d * d);
-    candKey_.resize(d * d);
+    cand_.resize(d * d);
     linkArrive_.resize(d * d);
     linkTail_.resize(d * d);
     level_.resize(d);
@@ -56,14 +72,18 @@ ScheduleCosts ScheduleSimulator::evaluate(std::span<const double> keys) {
 ScheduleCosts ScheduleSimulator::fast(const double* keys) {
     // Runtime objective and no device can overflow whatever the schedule: the peak cannot change
     // the cost, so the memory accounting is skipped (about a third of the work).
-    if (p_->runtimeCannotOverflow) return run<false, false>(keys, nullptr);
-    return run<false, true>(keys, nullptr);
+    if (p_->d == 2) {
+        if (p_->runtimeCannotOverflow) return run<false, false, 2>(keys, nullptr);
+        return run<false, true, 2>(keys, nullptr);
+    }
+    if (p_->runtimeCannotOverflow) return run<false, false, 0>(keys, nullptr);
+    return run<false, true, 0>(keys, nullptr);
 }
 
 ScheduleCosts ScheduleSimulator::simulate(std::span<const double> keys, ScheduleDetail* detail) {
     if (keys.size() != keyCount()) throw std::invalid_argument("ScheduleSimulator: wrong number of keys");
-    if (!detail) return run<false, true>(keys.data(), nullptr);
-    return run<true, true>(keys.data(), detail);
+    if (!detail) return run<false, true, 0>(keys.data(), nullptr);
+    return run<true, true, 0>(keys.data(), detail);
 }
 
 ScheduleCosts ScheduleSimulator::evaluatePlacement(std::span<const int> placement, std::span<const int> order,
@@ -77,14 +97,16 @@ ScheduleCosts ScheduleSimulator::evaluatePlacement(std::span<const int> placemen
         keyScratch_[size_t(v) * (d + 1) + placement[v]] = 1.0;
     }
     for (int r = 0; r < n; ++r) keyScratch_[size_t(order[r]) * (d + 1) + d] = 1.0 - double(r) / n;
-    if (detail) return run<true, true>(keyScratch_.data(), detail);
-    return run<false, true>(keyScratch_.data(), nullptr);
+    if (detail) return run<true, true, 0>(keyScratch_.data(), detail);
+    return run<false, true, 0>(keyScratch_.data(), nullptr);
 }
 
-template <bool Record, bool Memory>
+template <bool Record, bool Memory, int D>
 ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail) {
     const ScheduleProblem& P = *p_;
-    const int n = P.n, d = P.d, nt = P.numTensors;
+    // D > 0: the device count fixed at compile time (the common 2-device case), so the per-device
+    // loops unroll and the next-event choice is over a constant number of candidates.
+    const int n = P.n, d = D > 0 ? D : P.d, nt = P.numTensors;
     int* dev = dev_.data();
     int* remaining = remaining_.data();
     int* count = count_.data();
@@ -105,10 +127,14 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
         double pr = kv[d];
         prio_[v] = pr > 0 ? float(pr) : 0.0f;
     }
-    // Consumers per (tensor, device) and the releases each copy waits for.
-    std::fill(count_.begin(), count_.end(), 0);
-    for (int t = 0; t < nt; ++t)
-        for (int i = consStart[t]; i < consStart[t + 1]; ++i) ++count[t * d + dev[consNodes[i]]];
+    // Consumers per (tensor, device) and the releases each copy waits for: memory accounting only.
+    // Which devices need a copy is found when the tensor is produced (a device mask built while
+    // visiting its consumers), so the runtime-only decoding skips this pass over every edge.
+    if constexpr (Memory) {
+        std::fill(count_.begin(), count_.end(), 0);
+        for (int t = 0; t < nt; ++t)
+            for (int i = consStart[t]; i < consStart[t + 1]; ++i) ++count[t * d + dev[consNodes[i]]];
+    }
     if constexpr (Memory) for (int t = 0; t < nt; ++t) {
         int* pt = pending + t * d;
         const int* ct = count + t * d;
@@ -171,8 +197,12 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
     Transfer* xf = transfers_.data();
     int nx = 0;
 
+    // Devices that may be able to start an op (an op ended there, or one became ready there);
+    // dispatch looks at these only, in device order.
+    uint64_t startable = 0;
     auto pushReady = [&](int v) {
         const int k = dev[v];
+        startable |= uint64_t(1) << k;
         uint64_t* h = ready_.data() + size_t(k) * n;
         int i = readySize_[k]++;
         const uint64_t key = readyKey(prio_[v], v);
@@ -214,15 +244,12 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
     // lower node id / (tensor, device) id. No event heap is needed.
     // Candidates: slot k < d is device k's running op, slot d + i the head of off-diagonal link i;
     // key = kind << 40 | id (kind 0 op end, 1 arrival), so one integer compare breaks time ties.
-    constexpr double kNever = std::numeric_limits<double>::infinity();
-    constexpr int64_t kNoKey = std::numeric_limits<int64_t>::max();
+    const EventKey kNoEvent = eventKey(std::numeric_limits<double>::infinity(), std::numeric_limits<int64_t>::max());
     const int nSlots = d + static_cast<int>(P.offDiagonalLinks.size());
-    double* candT = candTime_.data();
-    int64_t* candK = candKey_.data();
-    for (int i = 0; i < nSlots; ++i) candT[i] = kNever, candK[i] = kNoKey;
+    EventKey* cand = cand_.data();
+    for (int i = 0; i < nSlots; ++i) cand[i] = kNoEvent;
     auto linkSlot = [d](int a, int b) { return d + a * (d - 1) + (b < a ? b : b - 1); };
-    double bt = kNever;
-    int64_t bk = kNoKey;
+    EventKey best = kNoEvent;
     int bslot = -1;
     auto dispatch = [&](double now) {
         for (int i = 0; i < nStarting; ++i) {
@@ -230,7 +257,8 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
             alloc(int(x.id % d), P.tensorBytes[int(x.id / d)], now);
         }
         nStarting = 0;
-        for (int k = 0; k < d; ++k) {
+        for (uint64_t m = startable; m; m &= m - 1) {
+            const int k = std::countr_zero(m);
             if (runNode[k] >= 0 || readySize[k] == 0) continue;
             const int v = popReady(k);
             runNode[k] = v;
@@ -238,14 +266,14 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
             alloc(k, P.outBytes[v] + P.tempBytes[v], now);
             const double end = now + P.opCost[size_t(v) * d + k];
             runEnd[k] = end;
-            candT[k] = end;
-            candK[k] = v;
-            if (end < bt || (end == bt && int64_t(v) < bk)) bt = end, bk = v, bslot = k;
+            cand[k] = eventKey(end, v);
+            if (cand[k] < best) best = cand[k], bslot = k;
             if constexpr (Record) {
                 detail->ops[v] = {v, k, now, end};
                 detail->order.push_back(v);
             }
         }
+        startable = 0;
     };
 
     for (int v = 0; v < n; ++v)
@@ -255,23 +283,25 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
     double now = 0;
     bool dispatchDue = true;
     for (;;) {
-        bt = kNever, bk = kNoKey, bslot = -1;
-        for (int i = 0; i < nSlots; ++i) {
-            const double t = candT[i];
-            if (t < bt || (t == bt && candK[i] < bk)) bt = t, bk = candK[i], bslot = i;
+        best = cand[0], bslot = 0;
+        for (int i = 1; i < nSlots; ++i) {
+            const bool earlier = cand[i] < best;
+            best = earlier ? cand[i] : best;
+            bslot = earlier ? i : bslot;
         }
-        if (dispatchDue && (bslot < 0 || bt > now)) {
+        if (best == kNoEvent) bslot = -1;
+        if (dispatchDue && (bslot < 0 || eventTime(best) > now)) {
             dispatch(now);  // merges the ops it starts into the choice of the next event
             dispatchDue = false;
         }
         if (bslot < 0) break;
-        now = bt;
+        now = eventTime(best);
         dispatchDue = true;
         if (bslot < d) {  // an op ends
             const int k = bslot, v = runNode[k];
             runNode[k] = -1;
-            candT[k] = kNever;
-            candK[k] = kNoKey;
+            startable |= uint64_t(1) << k;
+            cand[k] = kNoEvent;
             if (now > makespan) makespan = now;
             release(k, P.tempBytes[v], now);
             if constexpr (Memory) for (int i = P.inStart[v]; i < P.inStart[v + 1]; ++i) {
@@ -283,13 +313,18 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
             }
             for (int i = P.outStart[v]; i < P.outStart[v + 1]; ++i) {
                 const int t = P.outTensors[i];
+                uint64_t elsewhere = 0;  // devices other than k with a consumer: each gets a copy
                 for (int j = consStart[t]; j < consStart[t + 1]; ++j) {
-                    const int c = consNodes[j];
-                    if (dev[c] == k && --remaining[c] == 0) pushReady(c);
+                    const int c = consNodes[j], dc = dev[c];
+                    elsewhere |= uint64_t(1) << dc;
+                    // Branch-free on the (random) device test: only a consumer here counts down.
+                    const int here = dc == k;
+                    remaining[c] -= here;
+                    if ((remaining[c] | (here ^ 1)) == 0) pushReady(c);
                 }
-                const int* ct = count + t * d;
-                for (int k2 = 0; k2 < d; ++k2) {
-                    if (k2 == k || ct[k2] == 0) continue;
+                elsewhere &= ~(uint64_t(1) << k);
+                for (; elsewhere; elsewhere &= elsewhere - 1) {
+                    const int k2 = std::countr_zero(elsewhere);
                     const int l = k * d + k2;
                     double& free = linkFree_[l];
                     const double start = free > now ? free : now;
@@ -300,9 +335,7 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
                         xf[linkTail[l]].next = nx;  // starts when the one before it arrives
                     else {
                         linkArrive[l] = nx;
-                        const int slot = linkSlot(k, k2);
-                        candT[slot] = end;
-                        candK[slot] = (int64_t(kArrival) << 40) | xf[nx].id;
+                        cand[linkSlot(k, k2)] = eventKey(end, (int64_t(kArrival) << 40) | xf[nx].id);
                         if (Memory) starting[nStarting++] = nx;  // link idle: starts now
                     }
                     linkTail[l] = nx++;
@@ -317,18 +350,16 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
             const int l = offLinks[bslot - d];
             const int x = linkArrive[l];
             linkArrive[l] = xf[x].next;
-            if (linkArrive[l] >= 0) {
-                candT[bslot] = xf[linkArrive[l]].end;
-                candK[bslot] = (int64_t(kArrival) << 40) | xf[linkArrive[l]].id;
-            } else {
-                candT[bslot] = kNever;
-                candK[bslot] = kNoKey;
-            }
+            cand[bslot] = linkArrive[l] >= 0
+                              ? eventKey(xf[linkArrive[l]].end, (int64_t(kArrival) << 40) | xf[linkArrive[l]].id)
+                              : kNoEvent;
             if (Memory && linkArrive[l] >= 0) starting[nStarting++] = linkArrive[l];  // the next one starts now
             const int t = int(xf[x].id / d), k2 = int(xf[x].id % d);
             for (int j = consStart[t]; j < consStart[t + 1]; ++j) {
                 const int c = consNodes[j];
-                if (dev[c] == k2 && --remaining[c] == 0) pushReady(c);
+                const int here = dev[c] == k2;
+                remaining[c] -= here;
+                if ((remaining[c] | (here ^ 1)) == 0) pushReady(c);
             }
             const int src = dev[P.tensorProducer[t]];
             if (Memory && --pending[t * d + src] == 0 && !P.tensorIsOutput[t]) release(src, P.tensorBytes[t], now);
@@ -355,8 +386,10 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
     return out;
 }
 
-template ScheduleCosts ScheduleSimulator::run<false, false>(const double*, ScheduleDetail*);
-template ScheduleCosts ScheduleSimulator::run<false, true>(const double*, ScheduleDetail*);
-template ScheduleCosts ScheduleSimulator::run<true, true>(const double*, ScheduleDetail*);
+template ScheduleCosts ScheduleSimulator::run<false, false, 0>(const double*, ScheduleDetail*);
+template ScheduleCosts ScheduleSimulator::run<false, true, 0>(const double*, ScheduleDetail*);
+template ScheduleCosts ScheduleSimulator::run<true, true, 0>(const double*, ScheduleDetail*);
+template ScheduleCosts ScheduleSimulator::run<false, false, 2>(const double*, ScheduleDetail*);
+template ScheduleCosts ScheduleSimulator::run<false, true, 2>(const double*, ScheduleDetail*);
 
 }  // namespace graphopt

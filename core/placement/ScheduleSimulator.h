@@ -71,7 +71,7 @@ private:
         int next;    // next transfer queued on the same link, -1 at the tail
     };
     ScheduleCosts fast(const double* keys);
-    template <bool Record, bool Memory>
+    template <bool Record, bool Memory, int D>
     ScheduleCosts run(const double* keys, ScheduleDetail* detail);
 
     std::shared_ptr<const ScheduleProblem> p_;
@@ -89,8 +89,9 @@ private:
     std::vector<Transfer> transfers_;
     std::vector<int> linkArrive_, linkTail_;  // per link: first transfer not arrived, last queued
     std::vector<int> startingNow_;
-    std::vector<double> candTime_;  // next-event candidates: d devices, then the d(d-1) links
-    std::vector<int64_t> candKey_;            // transfers starting at the current time
+    // Next-event candidates (time and tie-break packed, see ScheduleSimulator.cpp): d devices,
+    // then the d(d-1) links.
+    std::vector<unsigned __int128> cand_;
     std::vector<int64_t> level_, peak_;
     std::vector<int> weightMark_;
     std::vector<double> keyScratch_;

@@ -179,6 +179,46 @@ TEST(SchedulePropertyTest, RandomGraphsRandomKeys) {
     EXPECT_EQ(decodings, 60 * 3 * 2 * 3);
 }
 
+// evaluate() decodes 2-device problems with a variant compiled for exactly 2 devices (and skips
+// the memory accounting when nothing can overflow); simulate() runs the general decoder. Both must
+// agree on every cost, including ties (zero-cost ops) and both objectives.
+TEST(SchedulePropertyTest, TwoDeviceFastPathMatchesGeneralDecoder) {
+    int compared = 0;
+    for (uint64_t seed = 200; seed < 240; ++seed) {
+        test::RandomGraphOptions o;
+        o.nodes = 5 + int(seed % 60);
+        o.zeroCosts = seed % 2 == 0;
+        Graph g = test::randomGraph(seed, o);
+        for (auto objective : {PlacementObjective::Runtime, PlacementObjective::Memory}) {
+            ScheduleOptions so;
+            so.objective = objective;
+            ScheduleSimulator sim(std::make_shared<const ScheduleProblem>(g, DeviceModel::preset("2xgpu-pcie"), so));
+            Rng rng(seed);
+            std::vector<double> keys(sim.keyCount());
+            for (int trial = 0; trial < 5; ++trial) {
+                for (auto& k : keys) k = trial == 4 ? 0.5 : rng.uniform();  // trial 4: all ties
+                const ScheduleCosts fast = sim.evaluate(keys);
+                const ScheduleCosts general = sim.simulate(keys, nullptr);
+                EXPECT_EQ(fast.cost, general.cost) << "seed " << seed << " trial " << trial;
+                EXPECT_EQ(fast.makespan, general.makespan) << "seed " << seed << " trial " << trial;
+                if (fast.memoryTracked) EXPECT_EQ(fast.peakBytes, general.peakBytes) << "seed " << seed;
+                ++compared;
+            }
+        }
+    }
+    EXPECT_EQ(compared, 40 * 2 * 5);
+}
+
+TEST(SchedulePropertyTest, MoreThan64DevicesIsRefusedClearly) {
+    Graph g = test::randomGraph(1, {});
+    try {
+        ScheduleProblem p(g, test::testDevices(65, 1e-5, 1e9), ScheduleOptions{});
+        FAIL() << "65 devices accepted";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("at most 64"), std::string::npos) << e.what();
+    }
+}
+
 TEST(SchedulePropertyTest, ZeroCostOpsKeepInvariants) {
     for (uint64_t seed = 100; seed < 130; ++seed) {
         test::RandomGraphOptions o;
