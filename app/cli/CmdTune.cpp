@@ -132,6 +132,7 @@ int cmdTune(const ArgList& argv) {
                 stored.gflops = m.result.gflops;
             }
             stored.error = m.result.error;
+            stored.clusterId = m.cluster;
             recording.measurement(stored);
         }
         nlohmann::json t = res.toJson();

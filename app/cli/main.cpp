@@ -34,8 +34,10 @@ const Command kCommands[] = {
      "       [--no-store] [--db PATH]"},
     {"tasks", cmdTasks, "tasks MODEL [--json]                      tuning tasks: conv2d/dense shapes, FLOPs, uses"},
     {"tune", cmdTune,
-     "tune MODEL --task K|--all [--tuner random|grid|ga] [--measurer halide|sim] [--trials N] [--seed S]\n"
-     "       [--tuner-params JSON] [--batch B] [--min-time S] [--timeout S] [--worker PATH] [--peak] [--json]"},
+     "tune MODEL --task K|--all [--tuner random|grid|ga|autotvm|autotvm-as] [--measurer halide|sim] [--trials N]\n"
+     "       [--seed S] [--tuner-params JSON] [--batch B] [--min-time S] [--timeout S] [--worker PATH] [--peak] [--json]\n"
+     "       (autotvm params: plan_size epsilon initial_random rounds chains steps early_stop temperature;\n"
+     "        autotvm-as also first_k knee_ratio)"},
 };
 
 void printUsage(std::ostream& os) {

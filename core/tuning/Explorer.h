@@ -27,6 +27,8 @@ struct ExploreRequest {
     // True for configurations already measured (or proposed): never returned as candidates.
     std::function<bool(ConfigIndex)> measured;
     int wanted = 64;  // how many candidates the caller would like (an explorer may return more)
+    // Good places to start from (the best measured configurations, best first); may be empty.
+    std::vector<ConfigIndex> starts;
 };
 
 struct ExploreStats {

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "tuning/ModelBasedTuner.h"
 #include "tuning/TemplateSpace.h"
 
 namespace graphopt::tuning {
@@ -164,6 +165,8 @@ std::map<std::string, TunerFactory>& registry() {
         {"ga", [](const TunerContext& c) -> std::unique_ptr<Tuner> {
              return std::make_unique<GaTuner>(c.space, c.seed, GaParams::fromJson(c.params));
          }},
+        {"autotvm", [](const TunerContext& c) { return makeAutoTvmTuner(c, false); }},
+        {"autotvm-as", [](const TunerContext& c) { return makeAutoTvmTuner(c, true); }},
     };
     return r;
 }

@@ -33,6 +33,11 @@ public:
 
     virtual std::vector<ConfigIndex> proposeBatch(int n) = 0;
     virtual void observe(const std::vector<MeasureResult>& results);
+    // What the last proposeBatch did, for progress events and plots (model-based tuners: the
+    // explorer's candidates, clusters, representatives); null when a tuner has nothing to say.
+    virtual nlohmann::json lastBatchInfo() const { return nullptr; }
+    // The cluster a proposed configuration stands for (adaptive sampling), unique within the run.
+    virtual std::optional<int64_t> clusterOf(ConfigIndex) const { return std::nullopt; }
 
     const KnobSpace& space() const { return space_; }
     bool proposed(ConfigIndex c) const { return proposed_.count(c) != 0; }

@@ -61,6 +61,7 @@ nlohmann::json TuningResult::toJson() const {
         if (haveSpace) e["knobs"] = space.describe(m.result.config);
         e["batch"] = m.batch;
         e["elapsed_s"] = m.elapsedS;
+        if (m.cluster) e["cluster"] = *m.cluster;
         ms.push_back(std::move(e));
     }
     j["measurements"] = std::move(ms);
@@ -102,10 +103,16 @@ TuningResult TuningRun::run(const ProgressCallback& progress, const Cancellation
             res.error = e.what();
             break;
         }
+        nlohmann::json tunerInfo = tuner_->lastBatchInfo();
         tuner_->observe(results);
-        nlohmann::json cfgs = nlohmann::json::array(), gf = nlohmann::json::array(), ok = nlohmann::json::array();
+        nlohmann::json cfgs = nlohmann::json::array(), gf = nlohmann::json::array(), ok = nlohmann::json::array(),
+                       clusters = nlohmann::json::array();
+        bool anyCluster = false;
         for (const auto& r : results) {
-            res.measurements.push_back({r, batch, elapsed()});
+            res.measurements.push_back({r, batch, elapsed(), tuner_->clusterOf(r.config)});
+            const auto& cluster = res.measurements.back().cluster;
+            anyCluster |= cluster.has_value();
+            clusters.push_back(cluster ? nlohmann::json(*cluster) : nlohmann::json());
             const int i = static_cast<int>(res.measurements.size()) - 1;
             if (r.ok && (res.best < 0 || r.latencyS < res.measurements[res.best].result.latencyS)) res.best = i;
             cfgs.push_back(r.config);
@@ -120,6 +127,8 @@ TuningResult TuningRun::run(const ProgressCallback& progress, const Cancellation
             ev.elapsedS = elapsed();
             ev.values = {{"best_gflops", res.bestGflops()}, {"batch_configs", cfgs}, {"batch_gflops", gf},
                          {"batch_ok", ok}};
+            if (anyCluster) ev.values["batch_clusters"] = std::move(clusters);
+            if (!tunerInfo.is_null()) ev.values["tuner"] = std::move(tunerInfo);
             progress(ev);
         }
     }

@@ -4,7 +4,9 @@
 //
 // Progress events: step = batch number (1-based), evaluations = measurements so far, bestCost =
 // best latency in seconds so far (0 while nothing succeeded), values = {"best_gflops",
-// "batch_configs", "batch_gflops", "batch_ok"}.
+// "batch_configs", "batch_gflops", "batch_ok"}, plus "tuner": the tuner's lastBatchInfo() when it
+// has one (model-based tuners: the explorer's candidates, clusters and representatives), and
+// "batch_clusters" (cluster per measurement, null where none) when any measurement has a cluster.
 //
 // A measurer that cannot work at all (it throws) ends the run with status Failed and the
 // message in `error`; measurements made until then are kept.
@@ -14,6 +16,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +39,7 @@ struct TuningMeasurement {
     MeasureResult result;
     int batch = 0;
     double elapsedS = 0;  // since the run started, when this measurement was recorded
+    std::optional<int64_t> cluster;  // the adaptive-sampling cluster it represents (Tuner::clusterOf)
 };
 
 struct TuningResult {
@@ -56,7 +60,7 @@ struct TuningResult {
     // Keys: task, tuner, measurer, seed, budget, batch_size, status, elapsed_s, best_gflops,
     // best_latency_s, best_config (knob values, null if none), best_config_index, failures,
     // measurements (every one: config, knobs, ok, latency_s, gflops, compile_s, repeats, error,
-    // batch, elapsed_s).
+    // batch, elapsed_s, cluster when it has one).
     nlohmann::json toJson() const;
 };
 

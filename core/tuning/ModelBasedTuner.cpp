@@ -1,0 +1,249 @@
+#include "tuning/ModelBasedTuner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+#include <unordered_set>
+
+#include "tuning/AnnealingExplorer.h"
+#include "tuning/XgbCostModel.h"
+
+namespace graphopt::tuning {
+
+namespace {
+
+// At most this many candidates are listed in a progress event (an explorer may return many).
+constexpr size_t kMaxListedCandidates = 256;
+
+}  // namespace
+
+void ModelBasedOptions::readParams(const nlohmann::json& params, std::set<std::string>& known) {
+    auto integer = [&](const char* key, int64_t def, int64_t lo, int64_t hi) -> int64_t {
+        known.insert(key);
+        if (!params.contains(key)) return def;
+        const auto& v = params[key];
+        if (!v.is_number_integer() || v.get<int64_t>() < lo || v.get<int64_t>() > hi)
+            throw std::invalid_argument(std::string(key) + " must be an integer in [" + std::to_string(lo) + ", " +
+                                        std::to_string(hi) + "]");
+        return v.get<int64_t>();
+    };
+    auto real = [&](const char* key, double def, double lo, double hi) -> double {
+        known.insert(key);
+        if (!params.contains(key)) return def;
+        const auto& v = params[key];
+        if (!v.is_number() || !(v.get<double>() >= lo) || !(v.get<double>() <= hi))
+            throw std::invalid_argument(std::string(key) + " must be a number in [" + std::to_string(lo) + ", " +
+                                        std::to_string(hi) + "]");
+        return v.get<double>();
+    };
+    planSize = static_cast<int>(integer("plan_size", planSize, 1, 4096));
+    epsilon = real("epsilon", epsilon, 0.0, 1.0);
+    // The model needs measurements; AutoTVM waits for one plan's worth.
+    initialRandom = integer("initial_random", params.contains("plan_size") ? planSize : initialRandom, 0, 1000000);
+    if (adaptiveSampling) {
+        sampling.firstK = static_cast<int>(integer("first_k", sampling.firstK, 1, 4096));
+        sampling.kneeRatio = real("knee_ratio", sampling.kneeRatio, 1.0, 1e9);
+    }
+}
+
+void rejectUnknownParams(const std::string& tuner, const nlohmann::json& params, const std::set<std::string>& known) {
+    if (!params.is_object()) throw std::invalid_argument(tuner + ": tuner parameters must be a JSON object");
+    for (const auto& [key, value] : params.items()) {
+        if (known.count(key)) continue;
+        std::string list;
+        for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+        throw std::invalid_argument(tuner + ": unknown parameter '" + key + "' (known: " + list + ")");
+    }
+}
+
+ModelBasedTuner::ModelBasedTuner(const TunerContext& context, ModelBasedOptions options,
+                                 std::unique_ptr<CostModel> model, std::unique_ptr<Explorer> explorer)
+    : Tuner(context.space, context.seed),
+      options_(std::move(options)),
+      model_(std::move(model)),
+      explorer_(std::move(explorer)) {
+    if (!model_ || !explorer_) throw std::invalid_argument(options_.name + ": needs a cost model and an explorer");
+    if (options_.planSize < 1 || options_.epsilon < 0 || options_.epsilon > 1 || options_.initialRandom < 0)
+        throw std::invalid_argument(options_.name + ": need plan_size >= 1, 0 <= epsilon <= 1, initial_random >= 0");
+}
+
+void ModelBasedTuner::observe(const std::vector<MeasureResult>& results) {
+    Tuner::observe(results);
+    if (!results.empty()) modelDirty_ = true;
+}
+
+std::optional<int64_t> ModelBasedTuner::clusterOf(ConfigIndex c) const {
+    auto it = clusters_.find(c);
+    if (it == clusters_.end()) return std::nullopt;
+    return it->second;
+}
+
+std::vector<ConfigIndex> ModelBasedTuner::proposeBatch(int n) {
+    lastInfo_ = nlohmann::json::object();
+    planInfo_ = nullptr;
+    bool anyOk = false;
+    for (const auto& r : history_) anyOk |= r.ok;
+    const bool modelPhase = anyOk && static_cast<int64_t>(history_.size()) >= options_.initialRandom;
+
+    std::vector<ConfigIndex> out;
+    nlohmann::json randomPicks = nlohmann::json::array();
+    int plansMade = 0;
+    bool planFailed = false;  // a plan made in this call came back empty: random for the rest
+    while (static_cast<int>(out.size()) < n && !exhausted()) {
+        std::optional<ConfigIndex> c;
+        const bool greedy = !modelPhase || !rng_.chance(options_.epsilon);
+        if (modelPhase && greedy) {
+            while (!c) {
+                while (!plan_.empty() && proposed(plan_.front())) plan_.pop_front();
+                if (!plan_.empty()) {
+                    c = plan_.front();
+                    plan_.pop_front();
+                    break;
+                }
+                if (planFailed) break;
+                makePlan();
+                ++plansMade;
+                planFailed = plan_.empty();
+            }
+        }
+        if (!c) {
+            c = randomUnproposed();
+            if (!c) break;
+            if (modelPhase) randomPicks.push_back(*c);
+        }
+        markProposed(*c);
+        out.push_back(*c);
+    }
+    lastInfo_["phase"] = modelPhase ? "model" : "random";
+    lastInfo_["plan"] = plans_;
+    lastInfo_["random"] = std::move(randomPicks);
+    if (plansMade) {
+        lastInfo_["exploration"] = planInfo_;
+        if (plansMade > 1) lastInfo_["plans_made"] = plansMade;
+    }
+    return out;
+}
+
+void ModelBasedTuner::makePlan() {
+    using Clock = std::chrono::steady_clock;
+    const auto t0 = Clock::now();
+    ++plans_;
+    plan_.clear();
+    nlohmann::json info;
+    info["plan"] = plans_;
+    info["model"] = model_->name();
+    info["explorer"] = explorer_->name();
+    info["fitted_on"] = history_.size();
+
+    if (modelDirty_) {
+        std::vector<ConfigIndex> configs;
+        std::vector<double> gflops;
+        configs.reserve(history_.size());
+        for (const auto& r : history_) {
+            configs.push_back(r.config);
+            gflops.push_back(r.ok ? r.gflops : 0.0);
+        }
+        model_->fit(configs, gflops);
+        modelDirty_ = false;
+    }
+    const auto t1 = Clock::now();
+    info["fit_s"] = std::chrono::duration<double>(t1 - t0).count();
+    if (!model_->fitted()) {
+        info["model_fitted"] = false;
+        planInfo_ = std::move(info);
+        return;
+    }
+
+    // Start the explorer from the best measured configurations.
+    std::vector<const MeasureResult*> ok;
+    for (const auto& r : history_)
+        if (r.ok) ok.push_back(&r);
+    std::stable_sort(ok.begin(), ok.end(), [](const MeasureResult* a, const MeasureResult* b) { return a->gflops > b->gflops; });
+    ExploreRequest req;
+    req.space = &space_;
+    req.score = [this](const std::vector<ConfigIndex>& cs) { return model_->predict(cs); };
+    req.measured = [this](ConfigIndex c) { return proposed(c); };
+    req.wanted = options_.planSize;
+    for (size_t i = 0; i < ok.size() && static_cast<int>(i) < options_.planSize; ++i) req.starts.push_back(ok[i]->config);
+
+    std::vector<ScoredConfig> found = explorer_->explore(req, rng_);
+    // Keep the Explorer contract even if an explorer slips: distinct and unmeasured only.
+    std::vector<ScoredConfig> cands;
+    {
+        std::unordered_set<ConfigIndex> seen;
+        for (const auto& s : found)
+            if (s.config < space_.size() && !proposed(s.config) && seen.insert(s.config).second) cands.push_back(s);
+    }
+    const ExploreStats stats = explorer_->lastStats();
+    info["explore_steps"] = stats.steps;
+    info["explore_evaluations"] = stats.evaluations;
+    info["candidates_total"] = cands.size();
+    ++modelPlans_;
+
+    std::vector<int64_t> candCluster(cands.size(), -1);
+    nlohmann::json reps = nlohmann::json::array();
+    if (options_.adaptiveSampling && !cands.empty()) {
+        const SampledBatch sb = adaptiveSample(space_, cands, options_.planSize,
+                                               [this](ConfigIndex c) { return proposed(c); }, rng_, options_.sampling);
+        const int64_t base = nextCluster_;
+        nextCluster_ += sb.k;
+        for (size_t i = 0; i < cands.size(); ++i) candCluster[i] = base + sb.candidateCluster[i];
+        const std::vector<double> repScores = model_->predict(sb.representatives);
+        for (size_t i = 0; i < sb.representatives.size(); ++i) {
+            const ConfigIndex c = sb.representatives[i];
+            const int64_t cluster = base + sb.representativeCluster[i];
+            clusters_[c] = cluster;
+            plan_.push_back(c);
+            reps.push_back({{"config", c}, {"cluster", cluster}, {"score", repScores[i]},
+                            {"synthesized", static_cast<bool>(sb.synthesized[i])}});
+        }
+        info["k"] = sb.k;
+        nlohmann::json losses = nlohmann::json::array();
+        for (const auto& [k, loss] : sb.losses) losses.push_back({{"k", k}, {"loss", loss}});
+        info["kmeans_losses"] = std::move(losses);
+    } else {
+        for (size_t i = 0; i < cands.size() && static_cast<int>(i) < options_.planSize; ++i) {
+            plan_.push_back(cands[i].config);
+            reps.push_back({{"config", cands[i].config}, {"score", cands[i].score}});
+        }
+    }
+    nlohmann::json listed = nlohmann::json::array();
+    for (size_t i = 0; i < cands.size() && i < kMaxListedCandidates; ++i) {
+        nlohmann::json e = {{"config", cands[i].config}, {"score", cands[i].score}};
+        if (candCluster[i] >= 0) e["cluster"] = candCluster[i];
+        listed.push_back(std::move(e));
+    }
+    info["candidates"] = std::move(listed);
+    info["representatives"] = std::move(reps);
+    info["explore_s"] = std::chrono::duration<double>(Clock::now() - t1).count();
+    planInfo_ = std::move(info);
+}
+
+std::unique_ptr<Tuner> makeModelBasedTuner(const TunerContext& context, ModelBasedOptions options,
+                                           std::unique_ptr<CostModel> model, std::unique_ptr<Explorer> explorer) {
+    return std::make_unique<ModelBasedTuner>(context, std::move(options), std::move(model), std::move(explorer));
+}
+
+std::unique_ptr<Tuner> makeAutoTvmTuner(const TunerContext& context, bool adaptiveSampling) {
+    ModelBasedOptions o;
+    o.name = adaptiveSampling ? "autotvm-as" : "autotvm";
+    o.adaptiveSampling = adaptiveSampling;
+    XgbOptions x;
+    x.objective = XgbObjective::Rank;
+    AnnealingOptions a;
+    try {
+        std::set<std::string> known;
+        o.readParams(context.params, known);
+        x.readParams(context.params, known);
+        a.readParams(context.params, known);
+        rejectUnknownParams(o.name, context.params, known);
+    } catch (const std::invalid_argument& e) {
+        const std::string msg = e.what();
+        if (msg.rfind(o.name + ":", 0) == 0) throw;
+        throw std::invalid_argument(o.name + ": " + msg);
+    }
+    return makeModelBasedTuner(context, std::move(o), makeXgbCostModel(context, x),
+                               std::make_unique<AnnealingExplorer>(a));
+}
+
+}  // namespace graphopt::tuning

@@ -1,0 +1,95 @@
+// A tuner that measures what a learned cost model predicts to be fast (AutoTVM's
+// ModelBasedTuner, and ReLeASE's): cost model + explorer + optional adaptive sampling +
+// epsilon-greedy random picks.
+//
+// Plans: until `initialRandom` measurements exist (and at least one succeeded) a plan is
+// `planSize` random configurations. After that, each plan refits the model on every measurement
+// so far, asks the explorer for `planSize` candidates (starting from the best measured
+// configurations), and keeps either the best `planSize` of them or, with adaptive sampling, one
+// representative per cluster (AdaptiveSampling.h). proposeBatch takes configurations from the
+// current plan and makes the next plan when it runs out; each slot is a random unproposed
+// configuration instead with probability `epsilon`. Never proposes a configuration twice.
+//
+// lastBatchInfo() describes the last proposeBatch for progress events (TuningRun adds it to the
+// event as "exploration"); see ModelBasedTuner.cpp for the keys. clusterOf() numbers clusters
+// across the whole run, so a measurement's cluster id is unique within its run.
+//
+// Registered tuners: "autotvm" (XGBoost rank model + simulated annealing, top plan_size, 5 %
+// random) and "autotvm-as" (the same + adaptive sampling). ReLeASE registers "release" with
+// makeModelBasedTuner(context, options, regression model, PPO explorer).
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tuning/AdaptiveSampling.h"
+#include "tuning/CostModel.h"
+#include "tuning/Explorer.h"
+#include "tuning/Tuner.h"
+
+namespace graphopt::tuning {
+
+struct ModelBasedOptions {
+    std::string name = "model-based";  // what name() reports (the registry name)
+    int planSize = 64;
+    double epsilon = 0.05;
+    int64_t initialRandom = 64;  // measurements before the model is used
+    bool adaptiveSampling = false;
+    AdaptiveSamplingOptions sampling;
+    // Reads plan_size, epsilon, initial_random, and with adaptive sampling first_k and knee_ratio
+    // (the names it knows are added to `known`); throws std::invalid_argument on bad values.
+    void readParams(const nlohmann::json& params, std::set<std::string>& known);
+};
+
+// Throws std::invalid_argument("<tuner>: unknown parameter 'x' (known: ...)") for a key of
+// `params` not in `known`.
+void rejectUnknownParams(const std::string& tuner, const nlohmann::json& params, const std::set<std::string>& known);
+
+class ModelBasedTuner : public Tuner {
+public:
+    ModelBasedTuner(const TunerContext& context, ModelBasedOptions options, std::unique_ptr<CostModel> model,
+                    std::unique_ptr<Explorer> explorer);
+    std::string name() const override { return options_.name; }
+    std::vector<ConfigIndex> proposeBatch(int n) override;
+    void observe(const std::vector<MeasureResult>& results) override;
+    nlohmann::json lastBatchInfo() const override { return lastInfo_; }
+    std::optional<int64_t> clusterOf(ConfigIndex c) const override;
+
+    const ModelBasedOptions& options() const { return options_; }
+    const CostModel& model() const { return *model_; }
+    Explorer& explorer() { return *explorer_; }
+    int plans() const { return plans_; }          // plans made so far
+    int modelPlans() const { return modelPlans_; }  // of which from the model
+
+private:
+    void makePlan();
+    void makeRandomPlan(const char* why);
+
+    ModelBasedOptions options_;
+    std::unique_ptr<CostModel> model_;
+    std::unique_ptr<Explorer> explorer_;
+    std::deque<ConfigIndex> plan_;
+    bool modelDirty_ = false;  // measurements arrived since the last fit
+    int plans_ = 0, modelPlans_ = 0;
+    int64_t nextCluster_ = 0;
+    std::unordered_map<ConfigIndex, int64_t> clusters_;
+    nlohmann::json lastInfo_;
+    nlohmann::json planInfo_;  // the plan made during the current proposeBatch, if any
+};
+
+std::unique_ptr<Tuner> makeModelBasedTuner(const TunerContext& context, ModelBasedOptions options,
+                                           std::unique_ptr<CostModel> model, std::unique_ptr<Explorer> explorer);
+
+// AutoTVM: XGBoost rank model + simulated annealing, with or without adaptive sampling. Tuner
+// parameters: plan_size, epsilon, initial_random, rounds, chains, steps, early_stop, temperature,
+// and with adaptive sampling first_k, knee_ratio; anything else throws std::invalid_argument.
+std::unique_ptr<Tuner> makeAutoTvmTuner(const TunerContext& context, bool adaptiveSampling);
+
+}  // namespace graphopt::tuning

@@ -1,0 +1,171 @@
+#include "tuning/XgbCostModel.h"
+
+#include <xgboost/c_api.h>
+
+#include <algorithm>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+
+#include "tuning/TemplateSpace.h"
+#include "tuning/Tuner.h"
+
+namespace graphopt::tuning {
+
+namespace {
+
+void check(int rc, const char* what) {
+    if (rc != 0) {
+        const char* msg = XGBGetLastError();
+        throw std::runtime_error(std::string("xgboost: ") + what + " failed: " + (msg && *msg ? msg : "unknown error"));
+    }
+}
+
+// XGBoost logs warnings to stderr by default; the CLI's stderr is for one-line errors.
+void quietOnce() {
+    static std::once_flag once;
+    std::call_once(once, [] { check(XGBSetGlobalConfig("{\"verbosity\": 0}"), "XGBSetGlobalConfig"); });
+}
+
+// Owns a DMatrixHandle.
+class Matrix {
+public:
+    Matrix(const std::vector<float>& data, size_t rows, size_t cols) {
+        check(XGDMatrixCreateFromMat_omp(data.data(), rows, cols, -1e30f /* nothing is missing */, &h_, 1),
+              "XGDMatrixCreateFromMat");
+    }
+    ~Matrix() {
+        if (h_) XGDMatrixFree(h_);
+    }
+    Matrix(const Matrix&) = delete;
+    Matrix& operator=(const Matrix&) = delete;
+    DMatrixHandle get() const { return h_; }
+
+private:
+    DMatrixHandle h_ = nullptr;
+};
+
+std::string num(double v) {
+    std::ostringstream os;
+    os.precision(17);
+    os << v;
+    return os.str();
+}
+
+}  // namespace
+
+void XgbOptions::readParams(const nlohmann::json& params, std::set<std::string>& known) {
+    known.insert("rounds");
+    if (params.contains("rounds")) {
+        if (!params["rounds"].is_number_integer() || params["rounds"].get<int64_t>() < 1 ||
+            params["rounds"].get<int64_t>() > 10000)
+            throw std::invalid_argument("rounds must be an integer in [1, 10000]");
+        rounds = params["rounds"].get<int>();
+    }
+}
+
+XgbCostModel::XgbCostModel(FeatureFn features, XgbOptions options)
+    : features_(std::move(features)), options_(options) {
+    if (!features_) throw std::invalid_argument("XgbCostModel needs a feature function");
+    quietOnce();
+}
+
+XgbCostModel::~XgbCostModel() { freeBooster(); }
+
+void XgbCostModel::freeBooster() {
+    if (booster_) XGBoosterFree(static_cast<BoosterHandle>(booster_));
+    booster_ = nullptr;
+}
+
+std::string XgbCostModel::name() const { return options_.objective == XgbObjective::Rank ? "xgb-rank" : "xgb-reg"; }
+
+void XgbCostModel::fit(const std::vector<ConfigIndex>& configs, const std::vector<double>& gflops) {
+    if (configs.size() != gflops.size()) throw std::invalid_argument("XgbCostModel::fit: configs and gflops differ in length");
+    const double best = gflops.empty() ? 0.0 : *std::max_element(gflops.begin(), gflops.end());
+    if (!(best > 0)) return;  // nothing succeeded: keep the previous model (or none)
+
+    std::vector<float> data, labels;
+    size_t cols = 0;
+    for (size_t i = 0; i < configs.size(); ++i) {
+        const std::vector<double> f = features_(configs[i]);
+        if (i == 0) cols = f.size();
+        if (f.size() != cols || cols == 0) throw std::logic_error("XgbCostModel: feature rows of different lengths");
+        for (double v : f) data.push_back(static_cast<float>(v));
+        labels.push_back(static_cast<float>(std::max(0.0, gflops[i]) / best));
+    }
+    const Matrix train(data, configs.size(), cols);
+    check(XGDMatrixSetFloatInfo(train.get(), "label", labels.data(), labels.size()), "XGDMatrixSetFloatInfo(label)");
+    if (options_.objective == XgbObjective::Rank) {
+        // One query group: every measurement is compared with every other.
+        const unsigned group[] = {static_cast<unsigned>(configs.size())};
+        check(XGDMatrixSetUIntInfo(train.get(), "group", group, 1), "XGDMatrixSetUIntInfo(group)");
+    }
+
+    BoosterHandle b = nullptr;
+    const DMatrixHandle mats[] = {train.get()};
+    check(XGBoosterCreate(mats, 1, &b), "XGBoosterCreate");
+    try {
+        auto set = [&](const char* k, const std::string& v) { check(XGBoosterSetParam(b, k, v.c_str()), "XGBoosterSetParam"); };
+        set("booster", "gbtree");
+        set("objective", options_.objective == XgbObjective::Rank ? "rank:pairwise" : "reg:squarederror");
+        set("max_depth", std::to_string(options_.maxDepth));
+        set("eta", num(options_.eta));
+        set("gamma", num(options_.gamma));
+        set("min_child_weight", num(options_.minChildWeight));
+        set("lambda", num(options_.lambda));
+        set("nthread", "1");
+        set("seed", std::to_string(options_.seed));
+        set("tree_method", "exact");
+        set("verbosity", "0");
+        for (int it = 0; it < options_.rounds; ++it) check(XGBoosterUpdateOneIter(b, it, train.get()), "XGBoosterUpdateOneIter");
+    } catch (...) {
+        XGBoosterFree(b);
+        throw;
+    }
+    freeBooster();
+    booster_ = b;
+    featureCount_ = cols;
+    ++fits_;
+}
+
+std::vector<double> XgbCostModel::predictFeatures(const std::vector<std::vector<double>>& rows) const {
+    if (!booster_ || rows.empty()) return std::vector<double>(rows.size(), 0.0);
+    std::vector<float> data;
+    data.reserve(rows.size() * featureCount_);
+    for (const auto& r : rows) {
+        if (r.size() != featureCount_) throw std::invalid_argument("XgbCostModel: a feature row of the wrong length");
+        for (double v : r) data.push_back(static_cast<float>(v));
+    }
+    const Matrix m(data, rows.size(), featureCount_);
+    bst_ulong len = 0;
+    const float* out = nullptr;
+    check(XGBoosterPredict(static_cast<BoosterHandle>(booster_), m.get(), 0, 0, 0, &len, &out), "XGBoosterPredict");
+    if (len != rows.size()) throw std::runtime_error("xgboost: XGBoosterPredict returned " + std::to_string(len) +
+                                                     " values for " + std::to_string(rows.size()) + " rows");
+    return std::vector<double>(out, out + len);  // copied: the buffer belongs to the booster
+}
+
+std::vector<double> XgbCostModel::predict(const std::vector<ConfigIndex>& configs) const {
+    if (!booster_) return std::vector<double>(configs.size(), 0.0);
+    std::vector<std::vector<double>> rows;
+    rows.reserve(configs.size());
+    for (ConfigIndex c : configs) rows.push_back(features_(c));
+    return predictFeatures(rows);
+}
+
+FeatureFn contextFeatures(const TunerContext& context) {
+    if (context.task) {
+        const TuningTask task = *context.task;
+        const KnobSpace space = context.space;
+        return [task, space](ConfigIndex c) { return scheduleFeatures(task, space, c); };
+    }
+    const KnobSpace space = context.space;
+    return [space](ConfigIndex c) { return space.normalized(c); };
+}
+
+std::unique_ptr<XgbCostModel> makeXgbCostModel(const TunerContext& context, XgbOptions options) {
+    options.seed = context.seed;
+    return std::make_unique<XgbCostModel>(contextFeatures(context), options);
+}
+
+}  // namespace graphopt::tuning

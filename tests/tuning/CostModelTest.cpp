@@ -1,0 +1,132 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <unordered_set>
+
+#include "tuning/SimulatedMeasurer.h"
+#include "tuning/TemplateSpace.h"
+#include "tuning/Tuner.h"
+#include "tuning/XgbCostModel.h"
+
+using namespace graphopt::tuning;
+
+namespace {
+
+std::vector<double> ranks(const std::vector<double>& v) {
+    std::vector<size_t> idx(v.size());
+    std::iota(idx.begin(), idx.end(), 0);
+    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return v[a] < v[b]; });
+    std::vector<double> r(v.size());
+    for (size_t i = 0; i < idx.size();) {  // ties share their mean rank
+        size_t j = i;
+        while (j + 1 < idx.size() && v[idx[j + 1]] == v[idx[i]]) ++j;
+        for (size_t t = i; t <= j; ++t) r[idx[t]] = (i + j) / 2.0;
+        i = j + 1;
+    }
+    return r;
+}
+
+double spearman(const std::vector<double>& a, const std::vector<double>& b) {
+    const auto ra = ranks(a), rb = ranks(b);
+    const double ma = std::accumulate(ra.begin(), ra.end(), 0.0) / ra.size();
+    const double mb = std::accumulate(rb.begin(), rb.end(), 0.0) / rb.size();
+    double sab = 0, saa = 0, sbb = 0;
+    for (size_t i = 0; i < ra.size(); ++i) {
+        sab += (ra[i] - ma) * (rb[i] - mb);
+        saa += (ra[i] - ma) * (ra[i] - ma);
+        sbb += (rb[i] - mb) * (rb[i] - mb);
+    }
+    return sab / std::sqrt(saa * sbb);
+}
+
+struct Data {
+    std::vector<ConfigIndex> configs;
+    std::vector<double> gflops;
+};
+
+// Distinct random configurations of the task and their simulated GFLOP/s.
+Data sample(const TuningTask& task, const KnobSpace& space, int n, Rng& rng, std::unordered_set<ConfigIndex>& used) {
+    SimulatedMeasurer m(3);
+    Data d;
+    while (static_cast<int>(d.configs.size()) < n) {
+        const ConfigIndex c = space.random(rng);
+        if (used.insert(c).second) d.configs.push_back(c);
+    }
+    for (const auto& r : m.measure(task, d.configs)) d.gflops.push_back(r.ok ? r.gflops : 0.0);
+    return d;
+}
+
+}  // namespace
+
+class CostModelLearns : public ::testing::TestWithParam<XgbObjective> {};
+
+// Trained on 256 measurements of the simulated CPU, the model orders 400 configurations it never
+// saw much like the simulation does.
+TEST_P(CostModelLearns, RanksHeldOutConfigurations) {
+    const std::vector<TuningTask> tasks = {makeConv2d(1, 64, 56, 56, 64, 3, 1, 1), makeConv2d(1, 128, 28, 28, 128, 3, 1, 1),
+                                           makeDense(64, 512, 256)};
+    double sum = 0;
+    for (size_t t = 0; t < tasks.size(); ++t) {
+        const KnobSpace space = templateSpace(tasks[t]);
+        Rng rng(100 + t);
+        std::unordered_set<ConfigIndex> used;
+        const Data train = sample(tasks[t], space, 256, rng, used), test = sample(tasks[t], space, 400, rng, used);
+        XgbOptions o;
+        o.objective = GetParam();
+        XgbCostModel model([&](ConfigIndex c) { return scheduleFeatures(tasks[t], space, c); }, o);
+        EXPECT_FALSE(model.fitted());
+        model.fit(train.configs, train.gflops);
+        ASSERT_TRUE(model.fitted());
+        const double rho = spearman(model.predict(test.configs), test.gflops);
+        EXPECT_GT(rho, 0.6) << tasks[t].describe();
+        sum += rho;
+    }
+    EXPECT_GT(sum / tasks.size(), 0.7);
+}
+
+INSTANTIATE_TEST_SUITE_P(Objectives, CostModelLearns, ::testing::Values(XgbObjective::Rank, XgbObjective::Regression),
+                         [](const auto& info) { return info.param == XgbObjective::Rank ? "rank" : "regression"; });
+
+TEST(XgbCostModel, RegressionPredictsTheNormalisedTarget) {
+    const TuningTask task = makeConv2d(1, 64, 56, 56, 64, 3, 1, 1);
+    const KnobSpace space = templateSpace(task);
+    Rng rng(4);
+    std::unordered_set<ConfigIndex> used;
+    const Data d = sample(task, space, 200, rng, used);
+    XgbOptions o;
+    o.objective = XgbObjective::Regression;
+    XgbCostModel model([&](ConfigIndex c) { return scheduleFeatures(task, space, c); }, o);
+    model.fit(d.configs, d.gflops);
+    const auto p = model.predict(d.configs);
+    const double best = *std::max_element(d.gflops.begin(), d.gflops.end());
+    double err = 0;
+    for (size_t i = 0; i < p.size(); ++i) err += std::abs(p[i] - d.gflops[i] / best);
+    EXPECT_LT(err / p.size(), 0.08);  // targets are in [0, 1]
+    EXPECT_EQ(model.name(), "xgb-reg");
+}
+
+TEST(XgbCostModel, UnfittedAndFailedOnlyPredictZeros) {
+    const KnobSpace space = templateSpace(makeDense(64, 64, 64));
+    XgbCostModel model([&](ConfigIndex c) { return space.normalized(c); });
+    EXPECT_EQ(model.name(), "xgb-rank");
+    EXPECT_EQ(model.predict({1, 2, 3}), (std::vector<double>{0, 0, 0}));
+    model.fit({1, 2, 3}, {0, 0, 0});  // nothing succeeded: nothing to learn
+    EXPECT_FALSE(model.fitted());
+    EXPECT_THROW(model.fit({1, 2}, {1.0}), std::invalid_argument);
+}
+
+TEST(XgbCostModel, IsDeterministicAndChecksRowLengths) {
+    const TuningTask task = makeDense(64, 512, 256);
+    const KnobSpace space = templateSpace(task);
+    Rng rng(8);
+    std::unordered_set<ConfigIndex> used;
+    const Data d = sample(task, space, 120, rng, used);
+    auto features = [&](ConfigIndex c) { return scheduleFeatures(task, space, c); };
+    XgbCostModel a(features), b(features);
+    a.fit(d.configs, d.gflops);
+    b.fit(d.configs, d.gflops);
+    EXPECT_EQ(a.predict(d.configs), b.predict(d.configs));
+    EXPECT_THROW(a.predictFeatures({{1.0, 2.0}}), std::invalid_argument);
+}
