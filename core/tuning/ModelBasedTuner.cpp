@@ -80,7 +80,7 @@ std::optional<int64_t> ModelBasedTuner::clusterOf(ConfigIndex c) const {
 
 std::vector<ConfigIndex> ModelBasedTuner::proposeBatch(int n) {
     lastInfo_ = nlohmann::json::object();
-    planInfo_ = nullptr;
+    nlohmann::json plansMadeInfo = nlohmann::json::array();
     bool anyOk = false;
     for (const auto& r : history_) anyOk |= r.ok;
     const bool modelPhase = anyOk && static_cast<int64_t>(history_.size()) >= options_.initialRandom;
@@ -101,7 +101,7 @@ std::vector<ConfigIndex> ModelBasedTuner::proposeBatch(int n) {
                     break;
                 }
                 if (planFailed) break;
-                makePlan();
+                plansMadeInfo.push_back(makePlan());
                 ++plansMade;
                 planFailed = plan_.empty();
             }
@@ -118,13 +118,17 @@ std::vector<ConfigIndex> ModelBasedTuner::proposeBatch(int n) {
     lastInfo_["plan"] = plans_;
     lastInfo_["random"] = std::move(randomPicks);
     if (plansMade) {
-        lastInfo_["exploration"] = planInfo_;
-        if (plansMade > 1) lastInfo_["plans_made"] = plansMade;
+        // The last plan as "exploration"; the rare earlier ones (a batch longer than a plan) too.
+        lastInfo_["exploration"] = plansMadeInfo.back();
+        if (plansMade > 1) {
+            plansMadeInfo.erase(plansMadeInfo.end() - 1);
+            lastInfo_["earlier_explorations"] = std::move(plansMadeInfo);
+        }
     }
     return out;
 }
 
-void ModelBasedTuner::makePlan() {
+nlohmann::json ModelBasedTuner::makePlan() {
     using Clock = std::chrono::steady_clock;
     const auto t0 = Clock::now();
     ++plans_;
@@ -150,8 +154,7 @@ void ModelBasedTuner::makePlan() {
     info["fit_s"] = std::chrono::duration<double>(t1 - t0).count();
     if (!model_->fitted()) {
         info["model_fitted"] = false;
-        planInfo_ = std::move(info);
-        return;
+        return info;
     }
 
     // Start the explorer from the best measured configurations.
@@ -216,7 +219,7 @@ void ModelBasedTuner::makePlan() {
     info["candidates"] = std::move(listed);
     info["representatives"] = std::move(reps);
     info["explore_s"] = std::chrono::duration<double>(Clock::now() - t1).count();
-    planInfo_ = std::move(info);
+    return info;
 }
 
 std::unique_ptr<Tuner> makeModelBasedTuner(const TunerContext& context, ModelBasedOptions options,

@@ -10,9 +10,19 @@
 // current plan and makes the next plan when it runs out; each slot is a random unproposed
 // configuration instead with probability `epsilon`. Never proposes a configuration twice.
 //
-// lastBatchInfo() describes the last proposeBatch for progress events (TuningRun adds it to the
-// event as "exploration"); see ModelBasedTuner.cpp for the keys. clusterOf() numbers clusters
-// across the whole run, so a measurement's cluster id is unique within its run.
+// lastBatchInfo() describes the last proposeBatch; TuningRun puts it in the progress event as
+// values["tuner"]:
+//   phase         "random" (before the model is used) or "model"
+//   plan          number of the plan the batch came from (1-based; 0 before the first)
+//   random        configurations picked at random in the model phase (epsilon-greedy, fill-ins)
+//   exploration   only when the batch needed a new plan: {plan, model, explorer, fitted_on,
+//                 fit_s, explore_s, explore_steps, explore_evaluations, candidates_total,
+//                 candidates: [{config, score, cluster?}] (at most 256), representatives:
+//                 [{config, score, cluster?, synthesized?}] (what the plan measures), and with
+//                 adaptive sampling k, kmeans_losses: [{k, loss}]}
+//   earlier_explorations  the plans before it, when one batch needed several (batch > plan)
+// clusterOf() numbers clusters across the whole run, so a measurement's cluster id is unique
+// within its run (plan p's clusters follow plan p-1's).
 //
 // Registered tuners: "autotvm" (XGBoost rank model + simulated annealing, top plan_size, 5 %
 // random) and "autotvm-as" (the same + adaptive sampling). ReLeASE registers "release" with
@@ -69,8 +79,7 @@ public:
     int modelPlans() const { return modelPlans_; }  // of which from the model
 
 private:
-    void makePlan();
-    void makeRandomPlan(const char* why);
+    nlohmann::json makePlan();  // returns what it did, for lastBatchInfo()
 
     ModelBasedOptions options_;
     std::unique_ptr<CostModel> model_;
@@ -81,7 +90,6 @@ private:
     int64_t nextCluster_ = 0;
     std::unordered_map<ConfigIndex, int64_t> clusters_;
     nlohmann::json lastInfo_;
-    nlohmann::json planInfo_;  // the plan made during the current proposeBatch, if any
 };
 
 std::unique_ptr<Tuner> makeModelBasedTuner(const TunerContext& context, ModelBasedOptions options,

@@ -81,7 +81,8 @@ ScheduleParams decodeSchedule(const TuningTask& task, const KnobSpace& space, Co
 namespace {
 const char* kDerivedNames[] = {"log2_tile_c", "log2_tile_h", "log2_tile_w", "log2_tile_r", "log2_vec",
                                "unroll_c",    "unroll_k",    "order",       "parallel",    "pad_at",
-                               "log2_working_set_bytes", "log2_accumulators", "useful_lanes"};
+                               "log2_working_set_bytes", "log2_accumulators", "useful_lanes",
+                               "log2_unroll_product", "log2_tiles"};
 }
 
 std::vector<double> scheduleFeatures(const TuningTask& t, const KnobSpace& space, ConfigIndex config) {
@@ -100,10 +101,20 @@ std::vector<double> scheduleFeatures(const TuningTask& t, const KnobSpace& space
         bytes = 4.0 * static_cast<double>(p.tileH * p.tileR + p.tileR * p.tileW + p.tileH * p.tileW);
     }
     const double acc = static_cast<double>(t.isConv() ? p.tileC * p.tileH : p.tileH) * vectors;
+    // Statements the unrolling replicates: unrolled channels (dense: rows) times the unrolled
+    // kernel width (depthwise: the whole window).
+    double unrolled = 1;
+    if (p.unrollC) unrolled *= static_cast<double>(t.kind == TaskKind::Dense ? p.tileH : p.tileC);
+    if (p.unrollK)
+        unrolled *= static_cast<double>(t.kind == TaskKind::DepthwiseConv2d ? t.kernelH * t.kernelW : t.kernelW);
+    // Output tiles (the work the parallel loop shares out).
+    const double tiles = t.isConv() ? static_cast<double>(t.outC / p.tileC) * static_cast<double>(t.outH() / p.tileH) *
+                                          static_cast<double>(t.outW() / p.tileW)
+                                    : static_cast<double>(t.m / p.tileH) * static_cast<double>(t.n / p.tileW);
     for (double v : {std::log2(double(p.tileC)), std::log2(double(p.tileH)), std::log2(double(p.tileW)),
                      std::log2(double(p.tileR)), std::log2(vec), double(p.unrollC), double(p.unrollK),
                      double(p.order), double(p.parallel), double(p.padAt), std::log2(bytes), std::log2(acc),
-                     static_cast<double>(p.tileW) / (vectors * vec)})
+                     static_cast<double>(p.tileW) / (vectors * vec), std::log2(unrolled), std::log2(tiles)})
         f.push_back(v);
     return f;
 }

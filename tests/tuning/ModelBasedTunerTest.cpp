@@ -188,6 +188,7 @@ TEST_P(ModelTuner, ReportsItsPlansInProgressEvents) {
         const auto& info = e.values["tuner"];
         EXPECT_EQ(info["phase"], e.evaluations <= 32 ? "random" : "model");
         if (!info.contains("exploration")) continue;
+        EXPECT_FALSE(info.contains("earlier_explorations"));  // 16 per batch, 32 per plan
         ++plans;
         const auto& x = info["exploration"];
         EXPECT_EQ(x["model"], "xgb-rank");
