@@ -1,9 +1,12 @@
 // graphopt tune MODEL [--task K|--all] --tuner NAME [--tuner-params JSON] --measurer halide|sim
 //               --trials N --seed S [--batch B] [--min-time S] [--timeout S] [--worker PATH]
 //               [--peak] [--json]
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +16,7 @@
 #include "StoreOptions.h"
 #include "graph/Loaders.h"
 #include "tuning/HalideMeasurer.h"
+#include "tuning/LibtorchReference.h"
 #include "tuning/PeakFlops.h"
 #include "tuning/SimulatedMeasurer.h"
 #include "tuning/TemplateSpace.h"
@@ -66,6 +70,19 @@ int cmdTune(const ArgList& argv) {
         throw UsageError("give --task K (see graphopt tasks " + path + ") or --all");
     }
 
+    // Real measurements are compared with libtorch's own kernels on the same shapes and all cores,
+    // timed first: torch's OpenMP threads collapse when the measure worker competes for a core.
+    std::map<size_t, LibtorchTiming> libtorch;
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (measurerName == "halide")
+        for (size_t idx : chosen) {
+            try {
+                libtorch[idx] = timeLibtorch(tasks[idx], cores, 0.1);
+            } catch (const std::invalid_argument&) {
+                // a shape torch cannot express (asymmetric padding): no comparison for that task
+            }
+        }
+
     std::unique_ptr<Measurer> measurer;
     if (measurerName == "sim") {
         measurer = std::make_unique<SimulatedMeasurer>(seed);
@@ -86,8 +103,8 @@ int cmdTune(const ArgList& argv) {
     out["seed"] = seed;
     out["batch_size"] = batch;
     out["tasks"] = nlohmann::json::array();
-    double totalS = 0;
-    bool allTuned = true;
+    double totalS = 0, libtorchS = 0;
+    bool allTuned = true, allReferenced = !libtorch.empty();
     for (size_t idx : chosen) {
         const TuningTask& task = tasks[idx];
         const KnobSpace space = templateSpace(task);
@@ -152,6 +169,13 @@ int cmdTune(const ArgList& argv) {
             totalS += res.bestLatencyS() * task.weight;
         else
             allTuned = false;
+        const auto ref = libtorch.find(idx);
+        if (ref != libtorch.end()) {
+            t["libtorch"] = {{"latency_s", ref->second.medianS}, {"gflops", ref->second.gflops}, {"threads", cores}};
+            libtorchS += ref->second.medianS * task.weight;
+        } else {
+            allReferenced = false;
+        }
         out["tasks"].push_back(t);
         if (!json) {
             std::cout << std::left << std::setw(4) << idx << std::setw(52) << task.describe() << std::right
@@ -160,10 +184,19 @@ int cmdTune(const ArgList& argv) {
                       << res.measurements.size() << " measured, " << res.failures() << " failed";
             std::cout.unsetf(std::ios::fixed);
             if (res.hasBest()) std::cout << "\n     best: " << space.describeText(res.measurements[res.best].result.config);
+            if (ref != libtorch.end() && res.hasBest())
+                std::cout << "\n     libtorch: " << std::fixed << std::setprecision(2) << ref->second.gflops
+                          << " GFLOP/s " << std::setprecision(4) << ref->second.medianS * 1e3 << " ms (tuned / libtorch time "
+                          << std::setprecision(2) << res.bestLatencyS() / ref->second.medianS << ")";
+            std::cout.unsetf(std::ios::fixed);
             std::cout << "\n";
         }
     }
     out["estimated_total_latency_s"] = allTuned ? nlohmann::json(totalS) : nlohmann::json(nullptr);
+    // libtorch's time for the same operators (halide measurer only) and the ratio tuned / libtorch.
+    const bool compared = allTuned && allReferenced && libtorchS > 0;
+    out["libtorch_total_latency_s"] = allReferenced ? nlohmann::json(libtorchS) : nlohmann::json(nullptr);
+    out["tuned_vs_libtorch"] = compared ? nlohmann::json(totalS / libtorchS) : nlohmann::json(nullptr);
     if (args.has("peak")) {
         const PeakFlops p = measurePeakFlops();
         out["peak"] = {{"gflops_1_thread", p.gflops1}, {"gflops_all_threads", p.gflopsAll}, {"threads", p.threads},
@@ -173,8 +206,14 @@ int cmdTune(const ArgList& argv) {
         std::cout << out.dump(2) << "\n";
         return 0;
     }
-    if (allTuned)
-        std::cout << "estimated time of the tuned operators (best latency x uses): " << totalS * 1e3 << " ms\n";
+    if (allTuned) {
+        std::cout << std::setprecision(4) << "estimated time of the tuned operators (best latency x uses): "
+                  << totalS * 1e3 << " ms";
+        if (compared)
+            std::cout << "; libtorch on the same operators (" << cores << " threads): " << libtorchS * 1e3
+                      << " ms; tuned / libtorch: " << std::setprecision(3) << totalS / libtorchS;
+        std::cout << "\n";
+    }
     if (out.contains("peak"))
         std::cout << "machine peak (" << out["peak"]["isa"].get<std::string>() << " FMA): "
                   << out["peak"]["gflops_1_thread"].get<double>() << " GFLOP/s on 1 thread, "

@@ -5,6 +5,7 @@
 
 #include "Args.h"
 #include "Commands.h"
+#include "tuning/LearnedTuners.h"
 
 namespace {
 
@@ -34,10 +35,12 @@ const Command kCommands[] = {
      "       [--no-store] [--db PATH]"},
     {"tasks", cmdTasks, "tasks MODEL [--json]                      tuning tasks: conv2d/dense shapes, FLOPs, uses"},
     {"tune", cmdTune,
-     "tune MODEL --task K|--all [--tuner random|grid|ga|autotvm|autotvm-as] [--measurer halide|sim] [--trials N]\n"
+     "tune MODEL --task K|--all [--tuner random|grid|ga|autotvm|autotvm-as|release] [--measurer halide|sim] [--trials N]\n"
      "       [--seed S] [--tuner-params JSON] [--batch B] [--min-time S] [--timeout S] [--worker PATH] [--peak] [--json]\n"
      "       (autotvm params: plan_size epsilon initial_random rounds chains steps early_stop temperature;\n"
-     "        autotvm-as also first_k knee_ratio)"},
+     "        autotvm-as also first_k knee_ratio; release: plan_size epsilon initial_random rounds first_k\n"
+     "        knee_ratio and the PPO agent's episodes steps stop_fraction epochs minibatch update_samples lr\n"
+     "        gamma lambda clip entropy value_coef hidden restart_fraction candidates)"},
 };
 
 void printUsage(std::ostream& os) {
@@ -55,6 +58,7 @@ int main(int argc, char** argv) {
     }
     const std::string name = argv[1];
     ArgList rest(argv + 2, argv + argc);
+    graphopt::tuning::registerLearnedTuners();  // release (graphopt_nn)
     for (const auto& c : kCommands) {
         if (name != c.name) continue;
         try {

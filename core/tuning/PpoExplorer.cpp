@@ -74,21 +74,25 @@ PpoParams PpoParams::fromJson(const nlohmann::json& j, std::set<std::string>* kn
         const nlohmann::json names = p.toJson();
         for (const auto& [key, value] : names.items()) known->insert(key);
     }
-    p.episodes = j.value("episodes", p.episodes);
-    p.steps = j.value("steps", p.steps);
-    p.stopFraction = j.value("stop_fraction", p.stopFraction);
-    p.epochs = j.value("epochs", p.epochs);
-    p.minibatch = j.value("minibatch", p.minibatch);
-    p.updateSamples = j.value("update_samples", p.updateSamples);
-    p.lr = j.value("lr", p.lr);
-    p.gamma = j.value("gamma", p.gamma);
-    p.lambda = j.value("lambda", p.lambda);
-    p.clip = j.value("clip", p.clip);
-    p.entropy = j.value("entropy", p.entropy);
-    p.valueCoef = j.value("value_coef", p.valueCoef);
-    p.hidden = j.value("hidden", p.hidden);
-    p.restartFraction = j.value("restart_fraction", p.restartFraction);
-    p.candidates = j.value("candidates", p.candidates);
+    try {
+        p.episodes = j.value("episodes", p.episodes);
+        p.steps = j.value("steps", p.steps);
+        p.stopFraction = j.value("stop_fraction", p.stopFraction);
+        p.epochs = j.value("epochs", p.epochs);
+        p.minibatch = j.value("minibatch", p.minibatch);
+        p.updateSamples = j.value("update_samples", p.updateSamples);
+        p.lr = j.value("lr", p.lr);
+        p.gamma = j.value("gamma", p.gamma);
+        p.lambda = j.value("lambda", p.lambda);
+        p.clip = j.value("clip", p.clip);
+        p.entropy = j.value("entropy", p.entropy);
+        p.valueCoef = j.value("value_coef", p.valueCoef);
+        p.hidden = j.value("hidden", p.hidden);
+        p.restartFraction = j.value("restart_fraction", p.restartFraction);
+        p.candidates = j.value("candidates", p.candidates);
+    } catch (const nlohmann::json::exception&) {
+        throw std::invalid_argument("ppo: parameters must be numbers");
+    }
     if (p.episodes < 1 || p.steps < 1 || p.epochs < 0 || p.minibatch < 1 || p.updateSamples < 0 || p.hidden < 1 ||
         p.candidates < 0)
         throw std::invalid_argument(
@@ -162,12 +166,18 @@ std::vector<ScoredConfig> PpoExplorer::explore(const ExploreRequest& request, Rn
         st.evaluations += static_cast<int64_t>(toScore.size());
     };
 
-    // Starts: the previous explore's best candidates, then random configurations.
+    // Starts: the request's (best measured configurations) and the previous explore's best
+    // candidates, alternately, for `restartFraction` of the episodes; random configurations after.
     const int B = params_.episodes;
     const int restartWanted = static_cast<int>(std::lround(B * params_.restartFraction));
-    std::vector<ConfigIndex> cur(B);
-    for (int e = 0; e < B; ++e)
-        cur[e] = e < restartWanted && e < static_cast<int>(previousBest_.size()) ? previousBest_[e] : space.random(rng);
+    std::vector<ConfigIndex> cur;
+    cur.reserve(B);
+    for (size_t i = 0; static_cast<int>(cur.size()) < restartWanted; ++i) {
+        if (i >= request.starts.size() && i >= previousBest_.size()) break;
+        if (i < request.starts.size() && request.starts[i] < space.size()) cur.push_back(request.starts[i]);
+        if (i < previousBest_.size() && static_cast<int>(cur.size()) < restartWanted) cur.push_back(previousBest_[i]);
+    }
+    while (static_cast<int>(cur.size()) < B) cur.push_back(space.random(rng));
     scoreAll(cur);
 
     // The rollout, one row per step taken.

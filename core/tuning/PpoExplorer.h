@@ -8,12 +8,13 @@
 //   PPO     Adam lr 1e-3, 3 epochs, minibatch 32, gamma 0.9, GAE lambda 0.99, clip 0.2,
 //           entropy coefficient 0.3 (on the mean per-knob entropy)
 //
-// Every explore() runs `episodes` episodes side by side (one batched forward per step), from random
-// configurations and from the best candidates of the previous explore(); an episode ends after
-// `steps` steps or as soon as at least `stopFraction` of the knobs stay where they are (chose
-// "stay", or pushed against a bound). Then PPO updates the agent on (a sample of) the steps taken,
-// and the explorer returns the distinct configurations the episodes visited, unmeasured ones only,
-// best score first. The agent persists across explore() calls of one tuning run, so it keeps
+// Every explore() runs `episodes` episodes side by side (one batched forward per step); a share
+// (`restartFraction`) start from the request's `starts` (the best measured configurations) and
+// the previous explore()'s best candidates, alternately, the rest from random configurations. An
+// episode ends after `steps` steps or as soon as at least `stopFraction` of the knobs stay where
+// they are (chose "stay", or pushed against a bound). Then PPO updates the agent on (a sample of)
+// the steps taken, and the explorer returns the distinct configurations the episodes visited,
+// unmeasured ones only, best score first. The agent persists across explore() calls of one tuning run, so it keeps
 // learning while the cost model is refitted under it.
 //
 // Deterministic for the state of the Rng passed to explore(): the first call draws the weights'
@@ -49,7 +50,7 @@ struct PpoParams {
     double entropy = 0.3;
     double valueCoef = 0.5;
     int hidden = 20;
-    // Share of the episodes that start from the previous explore()'s best candidates.
+    // Share of the episodes that start from the request's starts and the previous best candidates.
     double restartFraction = 0.25;
     // Candidates returned: 0 = the request's `wanted`.
     int candidates = 0;
