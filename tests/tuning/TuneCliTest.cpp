@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <memory>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 namespace {
@@ -81,4 +83,29 @@ TEST(TuneCli, UsageErrorsExitWithStatus2) {
     EXPECT_EQ(runGraphopt("tune " + resnet18() + " --task 99 --measurer sim").status, 2);
     EXPECT_EQ(runGraphopt("tune " + resnet18() + " --measurer sim").status, 2);  // neither --task nor --all
     EXPECT_EQ(runGraphopt("tasks").status, 2);
+}
+
+TEST(TuneCli, AutoTvmWithAdaptiveSamplingStoresItsClusters) {
+    if (!std::filesystem::exists(resnet18())) GTEST_SKIP() << "resnet18.onnx not bundled";
+    const std::filesystem::path db = std::filesystem::temp_directory_path() / ("tune-cli-as-" + std::to_string(getpid()) + ".db");
+    std::filesystem::remove(db);
+    const Output o = runGraphopt("tune " + resnet18() + " --task 8 --tuner autotvm-as --measurer sim --trials 48 --seed 2" +
+                                 " --batch 8 --tuner-params '{\"plan_size\": 16}' --json --db " + db.string());
+    ASSERT_EQ(o.status, 0);
+    const auto j = nlohmann::json::parse(o.out);
+    const auto& t = j["tasks"][0];
+    ASSERT_EQ(t["measurements"].size(), 48u);
+    EXPECT_EQ(t["tuner"], "autotvm-as");
+    const Output e = runGraphopt("runs export " + std::to_string(t["run_id"].get<int64_t>()) + " --json --db " + db.string());
+    ASSERT_EQ(e.status, 0);
+    const auto run = nlohmann::json::parse(e.out);
+    int clustered = 0, explorations = 0;
+    for (const auto& m : run["measurements"]) clustered += !m["cluster_id"].is_null();
+    for (const auto& ev : run["events"]) explorations += ev["values"]["tuner"].contains("exploration");
+    EXPECT_GT(clustered, 0);
+    EXPECT_GT(explorations, 0);
+    std::filesystem::remove(db);
+    // A misspelt tuner parameter is a usage error.
+    EXPECT_EQ(runGraphopt("tune " + resnet18() + " --task 8 --tuner autotvm --measurer sim --no-store" +
+                          " --tuner-params '{\"plan_sise\": 16}'").status, 2);
 }
