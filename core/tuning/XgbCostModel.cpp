@@ -3,7 +3,6 @@
 #include <xgboost/c_api.h>
 
 #include <algorithm>
-#include <mutex>
 #include <sstream>
 #include <stdexcept>
 
@@ -14,17 +13,24 @@ namespace graphopt::tuning {
 
 namespace {
 
+// XGBoost's messages can run over several lines (parameter help, stack traces); errors here are
+// one line, so only the first is kept.
 void check(int rc, const char* what) {
     if (rc != 0) {
         const char* msg = XGBGetLastError();
-        throw std::runtime_error(std::string("xgboost: ") + what + " failed: " + (msg && *msg ? msg : "unknown error"));
+        std::string first = msg && *msg ? msg : "unknown error";
+        first = first.substr(0, first.find('\n'));
+        throw std::runtime_error(std::string("xgboost: ") + what + " failed: " + first);
     }
 }
 
-// XGBoost logs warnings to stderr by default; the CLI's stderr is for one-line errors.
+// XGBoost logs warnings to stderr by default; the CLI's stderr is for one-line errors. Its global
+// configuration is per thread (the GUI tunes on worker threads), so each thread sets it once.
 void quietOnce() {
-    static std::once_flag once;
-    std::call_once(once, [] { check(XGBSetGlobalConfig("{\"verbosity\": 0}"), "XGBSetGlobalConfig"); });
+    thread_local bool quiet = false;
+    if (quiet) return;
+    check(XGBSetGlobalConfig("{\"verbosity\": 0}"), "XGBSetGlobalConfig");
+    quiet = true;
 }
 
 // Owns a DMatrixHandle.
@@ -81,6 +87,7 @@ std::string XgbCostModel::name() const { return options_.objective == XgbObjecti
 
 void XgbCostModel::fit(const std::vector<ConfigIndex>& configs, const std::vector<double>& gflops) {
     if (configs.size() != gflops.size()) throw std::invalid_argument("XgbCostModel::fit: configs and gflops differ in length");
+    quietOnce();
     const double best = gflops.empty() ? 0.0 : *std::max_element(gflops.begin(), gflops.end());
     if (!(best > 0)) return;  // nothing succeeded: keep the previous model (or none)
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <numeric>
 #include <unordered_set>
 
@@ -80,10 +81,11 @@ TEST_P(CostModelLearns, RanksHeldOutConfigurations) {
         model.fit(train.configs, train.gflops);
         ASSERT_TRUE(model.fitted());
         const double rho = spearman(model.predict(test.configs), test.gflops);
-        EXPECT_GT(rho, 0.6) << tasks[t].describe();
+        std::cout << "  " << model.name() << " " << tasks[t].describe() << ": Spearman " << rho << " on 400 held-out\n";
+        EXPECT_GT(rho, 0.75) << tasks[t].describe();
         sum += rho;
     }
-    EXPECT_GT(sum / tasks.size(), 0.7);
+    EXPECT_GT(sum / tasks.size(), 0.8);
 }
 
 INSTANTIATE_TEST_SUITE_P(Objectives, CostModelLearns, ::testing::Values(XgbObjective::Rank, XgbObjective::Regression),
@@ -129,4 +131,21 @@ TEST(XgbCostModel, IsDeterministicAndChecksRowLengths) {
     b.fit(d.configs, d.gflops);
     EXPECT_EQ(a.predict(d.configs), b.predict(d.configs));
     EXPECT_THROW(a.predictFeatures({{1.0, 2.0}}), std::invalid_argument);
+}
+
+TEST(XgbCostModel, XgboostErrorsBecomeExceptionsWithItsMessage) {
+    const KnobSpace space = templateSpace(makeDense(64, 64, 64));
+    XgbOptions o;
+    o.eta = -1;  // XGBoost refuses a negative learning rate
+    XgbCostModel model([&](ConfigIndex c) { return space.normalized(c); }, o);
+    try {
+        model.fit({1, 2, 3, 4}, {1.0, 2.0, 3.0, 4.0});
+        FAIL() << "no exception";
+    } catch (const std::runtime_error& e) {
+        const std::string msg = e.what();
+        EXPECT_EQ(msg.rfind("xgboost: ", 0), 0u) << msg;
+        EXPECT_NE(msg.find("learning_rate"), std::string::npos) << msg;
+        EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;  // one line
+    }
+    EXPECT_FALSE(model.fitted());
 }

