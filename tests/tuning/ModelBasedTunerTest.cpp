@@ -212,7 +212,13 @@ TEST_P(ModelTuner, ReportsItsPlansInProgressEvents) {
     EXPECT_GE(plans, 1);
     // Adaptive sampling: measured representatives carry their cluster, in the result and the events.
     int clustered = 0;
-    for (const auto& m : r.measurements) clustered += m.cluster.has_value();
+    std::set<int64_t> clusterIds;
+    for (const auto& m : r.measurements)
+        if (m.cluster) {
+            ++clustered;
+            clusterIds.insert(*m.cluster);
+        }
+    EXPECT_EQ(clusterIds.size(), static_cast<size_t>(clustered));  // one per cluster, ids unique in the run
     if (GetParam() == "autotvm-as") {
         EXPECT_GT(clustered, 0);
         bool inEvents = false;
