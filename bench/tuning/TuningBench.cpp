@@ -17,9 +17,9 @@
 #include <sstream>
 #include <string>
 
-#include "LibtorchConv.h"
 #include "graph/Loaders.h"
 #include "tuning/HalideMeasurer.h"
+#include "tuning/LibtorchReference.h"
 #include "tuning/PeakFlops.h"
 #include "tuning/TemplateSpace.h"
 #include "tuning/TuningRun.h"
@@ -82,10 +82,10 @@ int main(int argc, char** argv) {
         double totalTorch = 0;
         // libtorch first, for every task, before the Halide worker starts: its OpenMP threads
         // collapse when another process competes for the second core.
-        std::map<size_t, bench::LibtorchTiming> torchTimes;
+        std::map<size_t, LibtorchTiming> torchTimes;
         for (size_t i = 0; i < tasks.size(); ++i)
             if (tasks[i].isConv() && (only.empty() || only.count(i)))
-                torchTimes[i] = bench::timeLibtorchConv(tasks[i], peak.threads, 0.2);
+                torchTimes[i] = timeLibtorch(tasks[i], peak.threads, 0.2);
         double totalBest = 0;
         for (size_t i = 0; i < tasks.size(); ++i) {
             const TuningTask& t = tasks[i];
@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
             const TuningResult r = run.run();
             const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             totalBest += r.bestLatencyS() * t.weight;
-            const bench::LibtorchTiming torchT = torchTimes.at(i);
+            const LibtorchTiming torchT = torchTimes.at(i);
             totalTorch += torchT.medianS * t.weight;
             ++compared;
             wins += r.hasBest() && r.bestLatencyS() < torchT.medianS;
