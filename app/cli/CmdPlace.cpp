@@ -39,7 +39,7 @@ std::string secondsText(double s) {
 int cmdPlace(const ArgList& argv) {
     Args args(argv,
               {"objective", "devices", "engine", "budget", "seed", "threads", "population", "elite-fraction",
-               "mutant-fraction", "rho-e", kDbFlag},
+               "mutant-fraction", "rho-e", "policy", kDbFlag},
               {"json", "schedule", "no-weights", kNoStoreFlag});
     const std::string path = args.onePositional("MODEL");
     RunSpec spec;
@@ -55,6 +55,7 @@ int cmdPlace(const ArgList& argv) {
     if (args.has("mutant-fraction")) spec.params["mutant_fraction"] = args.getDouble("mutant-fraction", 0.1, 0, 1);
     if (args.has("rho-e")) spec.params["rho_e"] = args.getDouble("rho-e", 0.7, 0, 1);
     if (args.has("no-weights")) spec.params["count_weights"] = false;
+    if (args.has("policy")) spec.params["policy"] = args.get("policy", "");  // --engine regal
 
     DeviceModel devices = DeviceModel::load(spec.devices);  // fail on a bad preset before loading
     const Graph g = loadGraph(path);

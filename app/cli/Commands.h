@@ -17,5 +17,7 @@ int cmdRuns(const ArgList& args);
 int cmdPlace(const ArgList& args);
 int cmdTasks(const ArgList& args);
 int cmdTune(const ArgList& args);
+int cmdTrainPolicy(const ArgList& args);
+int cmdEvalPolicy(const ArgList& args);
 
 }  // namespace graphopt::cli

@@ -6,6 +6,7 @@
 #include "Args.h"
 #include "Commands.h"
 #include "tuning/LearnedTuners.h"
+#include "placement/RegalEngine.h"
 
 namespace {
 
@@ -30,7 +31,7 @@ const Command kCommands[] = {
      "       (every runs command takes --db PATH; default $XDG_DATA_HOME/graphopt-studio/runs.db)"},
     {"place", cmdPlace,
      "place MODEL [--objective runtime|memory] [--devices 2xgpu-pcie|4xgpu-nvlink|cpu+gpu|FILE]\n"
-     "       [--engine brkga|random|local|list|dfs|postorder|xla-best|heft|single|exhaustive]\n"
+     "       [--engine brkga|regal|random|local|list|dfs|postorder|xla-best|heft|single|exhaustive] [--policy FILE]\n"
      "       [--budget EVALS] [--seed S] [--threads T] [--json] [--schedule] [--no-weights]\n"
      "       [--no-store] [--db PATH]"},
     {"tasks", cmdTasks, "tasks MODEL [--json]                      tuning tasks: conv2d/dense shapes, FLOPs, uses"},
@@ -41,6 +42,13 @@ const Command kCommands[] = {
      "        autotvm-as also first_k knee_ratio; release: plan_size epsilon initial_random rounds first_k\n"
      "        knee_ratio and the PPO agent's episodes steps stop_fraction epochs minibatch update_samples lr\n"
      "        gamma lambda clip entropy value_coef hidden restart_fraction candidates)"},
+    {"train-policy", cmdTrainPolicy,
+     "train-policy --objective runtime|memory --out FILE [--devices PRESET] [--epochs N] [--seed S]\n"
+     "       [--resume CHECKPOINT] [--budget EVALS] [--samples K] [--threads T] [--models DIR|none] [--no-store] [--db PATH]\n"
+     "       (REGAL's policy: REINFORCE on synthetic graphs and the train split; see README)"},
+    {"eval-policy", cmdEvalPolicy,
+     "eval-policy --objective runtime|memory --test DIR_OR_FILES [--devices PRESET] [--budget EVALS] [--seeds N]\n"
+     "       [--policy FILE] [--baselines heft,single,...] [--tuned-params JSON | --tune-grid] [--json]"},
 };
 
 void printUsage(std::ostream& os) {
@@ -59,6 +67,7 @@ int main(int argc, char** argv) {
     const std::string name = argv[1];
     ArgList rest(argv + 2, argv + argc);
     graphopt::tuning::registerLearnedTuners();  // release (graphopt_nn)
+    graphopt::registerRegalEngine();
     for (const auto& c : kCommands) {
         if (name != c.name) continue;
         try {

@@ -1,0 +1,77 @@
+// The "regal" engine (see RegalEngine.h). Plain C++: the network is reached through PolicyModel.
+#include "placement/RegalEngine.h"
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+
+#include "placement/PlacementEngines.h"
+
+#ifndef GRAPHOPT_POLICY_SOURCE_DIR
+#define GRAPHOPT_POLICY_SOURCE_DIR ""
+#endif
+
+namespace graphopt {
+namespace regal {
+
+std::string policySourceDir() { return GRAPHOPT_POLICY_SOURCE_DIR; }
+
+std::unique_ptr<PolicyModel> loadPolicyModel(const std::string& path, PolicyFile* file) {
+    PolicyFile f = readPolicyFile(path);
+    auto model = makePolicyModel(f.config, 1);
+    try {
+        model->setParameters(f.parameters);
+    } catch (const std::exception& e) {
+        throw std::invalid_argument(path + ": bad policy file (" + e.what() + ")");
+    }
+    if (file) *file = std::move(f);
+    return model;
+}
+
+}  // namespace regal
+
+namespace {
+
+// Loaded policies, by path and modification time: the GUI places many times with the same one. A model is used by one
+// run at a time (the mutex), which costs nothing next to the search it feeds.
+struct PolicyCache {
+    std::mutex mutex;
+    std::map<std::string, std::shared_ptr<regal::PolicyModel>> models;
+};
+PolicyCache& cache() {
+    static PolicyCache c;
+    return c;
+}
+
+SearchOutcome regalEngine(const SearchContext& ctx) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::string objective = objectiveName(ctx.problem->options.objective);
+    std::string path = ctx.params.value("policy", "");
+    if (path.empty()) path = regal::findDefaultPolicy(objective, ctx.devices.name, regal::policySourceDir());
+    regal::PolicyAction action;
+    {
+        PolicyCache& c = cache();
+        std::lock_guard lock(c.mutex);
+        // Keyed by path and modification time: a retrained or deleted file is noticed.
+        std::error_code ec;
+        const auto mtime = std::filesystem::last_write_time(path, ec);
+        const std::string key = path + "@" + (ec ? "?" : std::to_string(mtime.time_since_epoch().count()));
+        auto it = c.models.find(key);
+        if (ec || it == c.models.end()) it = c.models.insert_or_assign(key, regal::loadPolicyModel(path)).first;
+        const regal::PolicyFeatures f = regal::extractFeatures(ctx.graph, ctx.devices, *ctx.problem);
+        action = regal::greedyAction(it->second->predict(f));
+    }
+    const double inferenceS = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    SearchOutcome out = brkgaEngine(ctx, regal::biasFromAction(action, ctx.deviceCount() + 1));
+    out.info["policy"] = path;
+    out.info["inference_s"] = inferenceS;
+    return out;
+}
+
+}  // namespace
+
+void registerRegalEngine() { registerPlacementEngine("regal", regalEngine); }
+
+}  // namespace graphopt

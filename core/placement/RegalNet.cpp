@@ -1,0 +1,250 @@
+// REGAL's policy network in LibTorch (the only LibTorch file of REGAL; see RegalPolicy.h).
+//
+//   x_v   = [embedding(op_v), numeric_v]                       (numeric includes device context)
+//   h^0_v = ReLU(W_in x_v + b_in)
+//   h^{r+1}_v = LayerNorm(h^r_v + ReLU(W_self h^r_v + W_pred mean_{u->v} h^r_u + W_succ mean_{v->w} h^r_w))
+//   z_v   = [h^R_v, mean_u h^R_u]                              (graph readout on every node)
+//   beta logits_v  = W_beta z_v + b_beta   -> (d+1) x |betaChoices|
+//   cross logits_v = W_cross z_v + b_cross -> |crossoverChoices|
+//
+// Parameters are plain tensors (no torch::nn modules) in a fixed order, initialized from our own
+// seeded generator, and Adam is written out here, so the whole state serializes to JSON and a
+// run is deterministic for a seed. One intra-op thread (nn/TorchRuntime.h).
+#include <torch/torch.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "nn/TorchRuntime.h"
+#include "placement/RegalEngine.h"
+
+namespace graphopt::regal {
+
+namespace {
+
+constexpr double kAdamBeta1 = 0.9, kAdamBeta2 = 0.999, kAdamEps = 1e-8;
+
+class TorchPolicy final : public PolicyModel {
+public:
+    TorchPolicy(const PolicyConfig& c, uint64_t seed) : config_(c) {
+        nn::setTorchThreads(1);
+        const int H = c.hidden, B = int(betaChoices().size()), C = int(crossoverChoices().size());
+        const int in = c.opEmbedding + kNumericFeatures;
+        Rng rng(seed);
+        add("op_embedding.weight", {int(opVocabulary().size()), c.opEmbedding}, rng, 1.0);
+        linear("input", in, H, rng);
+        for (int r = 0; r < c.rounds; ++r) {
+            const std::string p = "round" + std::to_string(r) + ".";
+            linear(p + "self", H, H, rng);
+            linear(p + "pred", H, H, rng, false);
+            linear(p + "succ", H, H, rng, false);
+            addConst(p + "norm.weight", {H}, 1.0);
+            addConst(p + "norm.bias", {H}, 0.0);
+        }
+        linear("beta_head", 2 * H, (c.devices + 1) * B, rng);
+        linear("cross_head", 2 * H, C, rng);
+        // Start close to plain BRKGA: small head weights, and a bias that makes Beta(1,1) and
+        // rho 0.7 the most likely choices while leaving every choice room to be explored.
+        torch::NoGradGuard ng;
+        param("beta_head.weight").mul_(0.1);
+        param("cross_head.weight").mul_(0.1);
+        auto bb = param("beta_head.bias").view({c.devices + 1, B});
+        bb.zero_();
+        bb.select(1, 0).fill_(1.5);
+        auto cb = param("cross_head.bias");
+        cb.zero_();
+        cb[defaultCrossoverChoice()].fill_(1.5);
+        for (auto& p : params_) {
+            adamM_.push_back(torch::zeros_like(p.second));
+            adamV_.push_back(torch::zeros_like(p.second));
+        }
+    }
+
+    const PolicyConfig& config() const override { return config_; }
+
+    PolicyOutput predict(const PolicyFeatures& f) override {
+        check(f);
+        torch::NoGradGuard ng;
+        auto [beta, cross] = forward(f);
+        PolicyOutput out;
+        out.n = f.n;
+        out.keysPerNode = config_.devices + 1;
+        auto bp = torch::softmax(beta, 2).contiguous();
+        auto cp = torch::softmax(cross, 1).contiguous();
+        out.betaProbs.assign(bp.data_ptr<float>(), bp.data_ptr<float>() + bp.numel());
+        out.crossProbs.assign(cp.data_ptr<float>(), cp.data_ptr<float>() + cp.numel());
+        return out;
+    }
+
+    UpdateStats reinforce(const std::vector<PolicySample>& batch, const TrainHyper& h) override {
+        UpdateStats st;
+        if (batch.empty()) return st;
+        for (auto& p : params_)
+            if (p.second.grad().defined()) p.second.grad().zero_();
+        torch::Tensor total = torch::zeros({});
+        double entropySum = 0;
+        for (const PolicySample& s : batch) {
+            check(*s.features);
+            const int n = s.features->n, K = config_.devices + 1;
+            if (int(s.action.beta.size()) != n * K || int(s.action.cross.size()) != n)
+                throw std::invalid_argument("reinforce: the action does not fit the graph");
+            auto [beta, cross] = forward(*s.features);
+            auto blog = torch::log_softmax(beta, 2), clog = torch::log_softmax(cross, 1);
+            auto bIdx = torch::tensor(std::vector<int64_t>(s.action.beta.begin(), s.action.beta.end())).view({n, K, 1});
+            auto cIdx = torch::tensor(std::vector<int64_t>(s.action.cross.begin(), s.action.cross.end())).view({n, 1});
+            auto logp = blog.gather(2, bIdx).sum() + clog.gather(1, cIdx).sum();
+            auto entropy = -(blog.exp() * blog).sum(2).mean() - (clog.exp() * clog).sum(1).mean();
+            auto loss = -(s.advantage / double(n)) * logp - h.entropyCoef * entropy;
+            total = total + loss / double(batch.size());
+            entropySum += entropy.item<double>();
+        }
+        total.backward();
+        std::vector<torch::Tensor> ps;
+        for (auto& p : params_) ps.push_back(p.second);
+        st.gradNorm = torch::nn::utils::clip_grad_norm_(ps, h.clipNorm);
+        st.loss = total.item<double>();
+        st.entropy = entropySum / double(batch.size());
+        ++adamStep_;
+        torch::NoGradGuard ng;
+        const double c1 = 1 - std::pow(kAdamBeta1, double(adamStep_)), c2 = 1 - std::pow(kAdamBeta2, double(adamStep_));
+        for (size_t i = 0; i < params_.size(); ++i) {
+            auto& p = params_[i].second;
+            if (!p.grad().defined()) continue;
+            const auto& g = p.grad();
+            adamM_[i].mul_(kAdamBeta1).add_(g, 1 - kAdamBeta1);
+            adamV_[i].mul_(kAdamBeta2).addcmul_(g, g, 1 - kAdamBeta2);
+            auto denom = (adamV_[i] / c2).sqrt_().add_(kAdamEps);
+            p.addcdiv_(adamM_[i], denom, -h.learningRate / c1);
+        }
+        return st;
+    }
+
+    nlohmann::json parameters() const override { return toJson(params_, nullptr); }
+    void setParameters(const nlohmann::json& j) override { fromJson(j, nullptr); }
+
+    nlohmann::json optimizerState() const override {
+        return {{"step", adamStep_}, {"m", toJson(params_, &adamM_)}, {"v", toJson(params_, &adamV_)}};
+    }
+    void setOptimizerState(const nlohmann::json& j) override {
+        if (!j.is_object() || !j.contains("step") || !j.contains("m") || !j.contains("v"))
+            throw std::invalid_argument("optimizer state must have step, m and v");
+        fromJson(j["m"], &adamM_);
+        fromJson(j["v"], &adamV_);
+        adamStep_ = j["step"].get<int64_t>();
+    }
+
+private:
+    torch::Tensor& param(const std::string& name) {
+        for (auto& p : params_)
+            if (p.first == name) return p.second;
+        throw std::logic_error("no parameter " + name);
+    }
+    void add(const std::string& name, std::vector<int64_t> shape, Rng& rng, double bound) {
+        auto t = torch::empty(shape, torch::kFloat32);
+        float* x = t.data_ptr<float>();
+        for (int64_t i = 0; i < t.numel(); ++i) x[i] = float((2 * rng.uniform() - 1) * bound);
+        params_.emplace_back(name, t.set_requires_grad(true));
+    }
+    void addConst(const std::string& name, std::vector<int64_t> shape, double value) {
+        params_.emplace_back(name, torch::full(shape, value, torch::kFloat32).set_requires_grad(true));
+    }
+    void linear(const std::string& name, int in, int out, Rng& rng, bool bias = true) {
+        const double bound = std::sqrt(6.0 / double(in + out));  // Glorot uniform
+        add(name + ".weight", {out, in}, rng, bound);
+        if (bias) addConst(name + ".bias", {out}, 0.0);
+    }
+    torch::Tensor lin(const torch::Tensor& x, const std::string& name, bool bias = true) {
+        auto y = x.matmul(param(name + ".weight").t());
+        return bias ? y + param(name + ".bias") : y;
+    }
+
+    void check(const PolicyFeatures& f) const {
+        if (f.d != config_.devices)
+            throw std::invalid_argument("the policy was trained for " + std::to_string(config_.devices) +
+                                        " devices, the device model has " + std::to_string(f.d));
+        if (f.n < 1 || int(f.op.size()) != f.n || f.numeric.size() != size_t(f.n) * kNumericFeatures ||
+            f.edgeSrc.size() != f.edgeDst.size())
+            throw std::invalid_argument("policy features are inconsistent");
+    }
+
+    std::pair<torch::Tensor, torch::Tensor> forward(const PolicyFeatures& f) {
+        const int n = f.n, H = config_.hidden;
+        auto ops = torch::tensor(std::vector<int64_t>(f.op.begin(), f.op.end()));
+        auto numeric = torch::from_blob(const_cast<float*>(f.numeric.data()), {n, kNumericFeatures}, torch::kFloat32);
+        auto x = torch::cat({param("op_embedding.weight").index_select(0, ops), numeric}, 1);
+        auto h = torch::relu(lin(x, "input"));
+        auto src = torch::tensor(std::vector<int64_t>(f.edgeSrc.begin(), f.edgeSrc.end()), torch::kInt64);
+        auto dst = torch::tensor(std::vector<int64_t>(f.edgeDst.begin(), f.edgeDst.end()), torch::kInt64);
+        const bool edges = !f.edgeSrc.empty();
+        torch::Tensor invIn, invOut;
+        if (edges) {
+            auto ones = torch::ones({int64_t(f.edgeSrc.size()), 1});
+            invIn = 1.0 / torch::zeros({n, 1}).index_add(0, dst, ones).clamp_min(1.0);
+            invOut = 1.0 / torch::zeros({n, 1}).index_add(0, src, ones).clamp_min(1.0);
+        }
+        for (int r = 0; r < config_.rounds; ++r) {
+            const std::string p = "round" + std::to_string(r) + ".";
+            auto m = lin(h, p + "self");
+            if (edges) {
+                auto fromPred = torch::zeros({n, H}).index_add(0, dst, h.index_select(0, src)) * invIn;
+                auto fromSucc = torch::zeros({n, H}).index_add(0, src, h.index_select(0, dst)) * invOut;
+                m = m + lin(fromPred, p + "pred", false) + lin(fromSucc, p + "succ", false);
+            }
+            h = torch::layer_norm(h + torch::relu(m), {H}, param(p + "norm.weight"), param(p + "norm.bias"));
+        }
+        auto z = torch::cat({h, h.mean(0, true).expand({n, H})}, 1);
+        auto beta = lin(z, "beta_head").view({n, config_.devices + 1, int64_t(betaChoices().size())});
+        auto cross = lin(z, "cross_head");
+        return {beta, cross};
+    }
+
+    static nlohmann::json toJson(const std::vector<std::pair<std::string, torch::Tensor>>& params,
+                                 const std::vector<torch::Tensor>* values) {
+        nlohmann::json j = nlohmann::json::object();
+        for (size_t i = 0; i < params.size(); ++i) {
+            auto t = (values ? (*values)[i] : params[i].second).detach().contiguous();
+            const float* x = t.data_ptr<float>();
+            j[params[i].first] = {{"shape", t.sizes().vec()}, {"data", std::vector<float>(x, x + t.numel())}};
+        }
+        return j;
+    }
+
+    void fromJson(const nlohmann::json& j, std::vector<torch::Tensor>* values) {
+        if (!j.is_object()) throw std::invalid_argument("parameters must be an object");
+        if (j.size() != params_.size()) throw std::invalid_argument("parameters do not match the network (count differs)");
+        std::vector<std::vector<float>> data(params_.size());
+        for (size_t i = 0; i < params_.size(); ++i) {
+            const auto& [name, t] = params_[i];
+            if (!j.contains(name)) throw std::invalid_argument("parameter '" + name + "' is missing");
+            const auto& e = j[name];
+            try {
+                if (e.at("shape").get<std::vector<int64_t>>() != t.sizes().vec())
+                    throw std::invalid_argument("wrong shape");
+                data[i] = e.at("data").get<std::vector<float>>();
+            } catch (const std::exception& ex) {
+                throw std::invalid_argument("parameter '" + name + "': " + ex.what());
+            }
+            if (int64_t(data[i].size()) != t.numel()) throw std::invalid_argument("parameter '" + name + "' has the wrong size");
+            for (float v : data[i])
+                if (!std::isfinite(v)) throw std::invalid_argument("parameter '" + name + "' is not finite");
+        }
+        torch::NoGradGuard ng;
+        for (size_t i = 0; i < params_.size(); ++i) {
+            auto& t = values ? (*values)[i] : params_[i].second;
+            std::copy(data[i].begin(), data[i].end(), t.data_ptr<float>());
+        }
+    }
+
+    PolicyConfig config_;
+    std::vector<std::pair<std::string, torch::Tensor>> params_;
+    std::vector<torch::Tensor> adamM_, adamV_;
+    int64_t adamStep_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<PolicyModel> makePolicyModel(const PolicyConfig& config, uint64_t seed) {
+    return std::make_unique<TorchPolicy>(config, seed);
+}
+
+}  // namespace graphopt::regal

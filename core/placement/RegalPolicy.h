@@ -1,0 +1,131 @@
+// REGAL's learned proposal (papers/REGAL.md, "REGAL = BRKGA + a learned, input-dependent
+// proposal"), without LibTorch: what the policy reads (features), what it outputs (per-node
+// categorical choices), how an action becomes a BRKGA KeyBias, and the abstract PolicyModel that
+// the LibTorch network (RegalNet.cpp, in graphopt_nn) implements. Training and evaluation
+// (RegalTraining.h) only see this interface.
+//
+// Action space, per node v with K = d+1 keys: for each key a choice among betaChoices() (the
+// Beta(alpha, beta) its mutant keys are drawn from; index 0 is (1,1) = uniform), and one choice
+// among crossoverChoices() (the probability each of v's keys comes from the elite parent). The
+// log-probability of an action is the exact sum of the categorical log-probabilities.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "graph/Graph.h"
+#include "placement/BrkgaSearch.h"
+#include "placement/DeviceModel.h"
+#include "placement/Rng.h"
+#include "placement/ScheduleProblem.h"
+
+namespace graphopt::regal {
+
+struct BetaChoice {
+    double alpha, beta;
+};
+const std::vector<BetaChoice>& betaChoices();     // index 0 = (1,1)
+const std::vector<double>& crossoverChoices();    // {0.5, 0.6, 0.7, 0.8, 0.9}
+int defaultCrossoverChoice();                     // index of 0.7 (BRKGA's rho_e)
+// Op types with an embedding of their own; anything else maps to index 0 ("other").
+const std::vector<std::string>& opVocabulary();
+int opIndex(const std::string& op);
+
+// Per-node numeric features, then graph-level context features repeated on every node.
+constexpr int kNodeNumericFeatures = 19;
+constexpr int kContextFeatures = 8;
+constexpr int kNumericFeatures = kNodeNumericFeatures + kContextFeatures;
+
+struct PolicyFeatures {
+    int n = 0;  // nodes
+    int d = 0;  // devices
+    std::vector<int> op;             // n: index into opVocabulary()
+    std::vector<float> numeric;      // n * kNumericFeatures, row-major
+    std::vector<int> edgeSrc, edgeDst;  // node-level edges (data and control, deduplicated)
+};
+
+// `problem` must be compiled from `g` and `devices` (its op costs and weight users are used).
+PolicyFeatures extractFeatures(const Graph& g, const DeviceModel& devices, const ScheduleProblem& problem);
+
+struct PolicyConfig {
+    int devices = 2;      // d: each node has d+1 keys
+    int hidden = 32;
+    int rounds = 3;       // message-passing rounds
+    int opEmbedding = 8;
+    nlohmann::json toJson() const;
+    static PolicyConfig fromJson(const nlohmann::json& j);  // throws std::invalid_argument
+};
+
+// Probabilities from the network for one graph.
+struct PolicyOutput {
+    int n = 0, keysPerNode = 0;
+    std::vector<float> betaProbs;   // n * keysPerNode * betaChoices().size()
+    std::vector<float> crossProbs;  // n * crossoverChoices().size()
+};
+
+struct PolicyAction {
+    std::vector<int> beta;   // n * keysPerNode, indices into betaChoices()
+    std::vector<int> cross;  // n, indices into crossoverChoices()
+};
+
+PolicyAction sampleAction(const PolicyOutput& out, Rng& rng);
+PolicyAction greedyAction(const PolicyOutput& out);  // the most probable choice everywhere
+double actionLogProb(const PolicyOutput& out, const PolicyAction& a);
+KeyBias biasFromAction(const PolicyAction& a, int keysPerNode);
+
+struct PolicySample {
+    const PolicyFeatures* features = nullptr;
+    PolicyAction action;
+    double advantage = 0;
+};
+
+struct TrainHyper {
+    double learningRate = 3e-3;
+    double entropyCoef = 0.01;
+    double clipNorm = 1.0;
+};
+
+struct UpdateStats {
+    double loss = 0, entropy = 0, gradNorm = 0;
+};
+
+// The network behind the policy. Not thread-safe: one caller at a time.
+class PolicyModel {
+public:
+    virtual ~PolicyModel() = default;
+    virtual const PolicyConfig& config() const = 0;
+    virtual PolicyOutput predict(const PolicyFeatures& f) = 0;
+    // One REINFORCE step with an entropy bonus over the batch (Adam, gradient clipping):
+    // loss = mean over samples of -(advantage * log pi(action) / n) - entropyCoef * mean entropy.
+    virtual UpdateStats reinforce(const std::vector<PolicySample>& batch, const TrainHyper& h) = 0;
+    // {name: {"shape": [...], "data": [...]}}; setParameters throws std::invalid_argument naming
+    // the parameter when a name, shape or value does not fit.
+    virtual nlohmann::json parameters() const = 0;
+    virtual void setParameters(const nlohmann::json& params) = 0;
+    virtual nlohmann::json optimizerState() const = 0;
+    virtual void setOptimizerState(const nlohmann::json& state) = 0;
+};
+
+// A policy file: {"format": "graphopt-regal-policy", "version": 1, "objective", "devices",
+// "config", "parameters", "training": {...}}.
+struct PolicyFile {
+    std::string objective, devices;
+    PolicyConfig config;
+    nlohmann::json parameters, training;
+};
+// Throws std::invalid_argument "PATH: reason" when the file is missing, not JSON, or not a policy.
+PolicyFile readPolicyFile(const std::string& path);
+void writePolicyFile(const std::string& path, const PolicyFile& f);  // atomically (temp + rename)
+
+// The shipped policy for an objective and device preset: regal-OBJECTIVE-DEVICES.json looked up in
+// $GRAPHOPT_POLICY_DIR, then share/graphopt-studio/policies beside the executable's prefix, then
+// the source tree's resources/policies (`sourceDir`, compiled in). Throws std::invalid_argument
+// listing where it looked when none exists.
+std::string policyFileName(const std::string& objective, const std::string& devices);
+std::string findDefaultPolicy(const std::string& objective, const std::string& devices, const std::string& sourceDir);
+
+}  // namespace graphopt::regal

@@ -1,0 +1,352 @@
+#include "placement/RegalTraining.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <numeric>
+#include <sstream>
+#include <stdexcept>
+
+#include "graph/Loaders.h"
+#include "graph/SyntheticGenerator.h"
+#include "placement/PlacementEngines.h"
+#include "placement/SearchContext.h"
+
+namespace graphopt::regal {
+
+namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+SearchContext contextFor(const PolicyGraph& g, const DeviceModel& devices, int64_t budget, uint64_t seed, int threads,
+                         const nlohmann::json& params) {
+    return SearchContext{*g.graph, devices, g.problem, budget, seed, std::max(1, threads), params, {}, nullptr,
+                         std::chrono::steady_clock::now()};
+}
+
+double costOf(const PolicyGraph& g, const std::vector<double>& keys) {
+    ScheduleSimulator sim(g.problem);
+    return sim.evaluate(keys).cost;
+}
+
+}  // namespace
+
+PolicyGraph preparePolicyGraph(std::string name, Graph g, const DeviceModel& devices, PlacementObjective objective) {
+    PolicyGraph pg;
+    pg.name = std::move(name);
+    auto graph = std::make_shared<Graph>(std::move(g));
+    ScheduleOptions so;
+    so.objective = objective;
+    pg.problem = std::make_shared<ScheduleProblem>(*graph, devices, so);
+    pg.features = extractFeatures(*graph, devices, *pg.problem);
+    pg.graph = std::move(graph);
+    return pg;
+}
+
+double runBrkga(const PolicyGraph& g, const DeviceModel& devices, const KeyBias& bias, int64_t budget, uint64_t seed,
+                int threads, const nlohmann::json& params) {
+    const SearchOutcome out = brkgaEngine(contextFor(g, devices, budget, seed, threads, params), bias);
+    return costOf(g, out.keys);
+}
+
+std::vector<std::string> splitFiles(const std::string& modelsDir, const std::string& split) {
+    const std::string path = modelsDir + "/splits.json";
+    std::ifstream in(path);
+    if (!in) throw std::invalid_argument(path + ": cannot open the train/test split");
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(in);
+        return j.at(split).get<std::vector<std::string>>();
+    } catch (const std::exception& e) {
+        throw std::invalid_argument(path + ": bad split file (" + e.what() + ")");
+    }
+}
+
+std::vector<PolicyGraph> buildTrainingSet(const TrainingSetOptions& o, const DeviceModel& devices, PlacementObjective objective) {
+    std::vector<PolicyGraph> out;
+    for (GraphFamily fam : allGraphFamilies())
+        for (int size : o.sizes)
+            for (int s = 1; s <= o.graphSeeds; ++s) {
+                GeneratorOptions go{fam, size, uint64_t(s)};
+                out.push_back(preparePolicyGraph(std::string(graphFamilyName(fam)) + "-" + std::to_string(size) + "-s" +
+                                                     std::to_string(s),
+                                                 generateGraph(go), devices, objective));
+            }
+    if (!o.modelsDir.empty())
+        for (const std::string& file : splitFiles(o.modelsDir, "train"))
+            out.push_back(preparePolicyGraph(file, loadGraph(o.modelsDir + "/" + file), devices, objective));
+    return out;
+}
+
+std::vector<PolicyGraph> buildValidationSet(const TrainingSetOptions& o, const DeviceModel& devices, PlacementObjective objective) {
+    std::vector<PolicyGraph> out;
+    for (GraphFamily fam : allGraphFamilies()) {
+        GeneratorOptions go{fam, o.validationNodes, 1001};  // training uses seeds 1..graphSeeds
+        out.push_back(preparePolicyGraph(std::string("val-") + graphFamilyName(fam), generateGraph(go), devices, objective));
+    }
+    return out;
+}
+
+nlohmann::json TrainOptions::toJson() const {
+    return {{"objective", objective},         {"devices", devices},       {"epochs", epochs},
+            {"seed", seed},                   {"budget", budget},         {"samples", samples},
+            {"batch_graphs", batchGraphs},    {"seeds_per_graph", seedsPerGraph},
+            {"baseline_decay", baselineDecay}, {"learning_rate", hyper.learningRate},
+            {"entropy_coef", hyper.entropyCoef}, {"clip_norm", hyper.clipNorm}};
+}
+
+PolicyTrainer::PolicyTrainer(PolicyModel& model, DeviceModel devices, TrainOptions options, std::vector<PolicyGraph> train,
+                             std::vector<PolicyGraph> validation)
+    : model_(model), devices_(std::move(devices)), o_(std::move(options)), train_(std::move(train)),
+      validation_(std::move(validation)) {
+    if (train_.empty()) throw std::invalid_argument("no training graphs");
+    if (o_.samples < 1 || o_.batchGraphs < 1 || o_.seedsPerGraph < 1 || o_.budget < 1)
+        throw std::invalid_argument("samples, batch graphs, seeds per graph and budget must be >= 1");
+}
+
+double PolicyTrainer::uniformCost(const PolicyGraph& g, uint64_t seed, int64_t& evaluations) {
+    const std::string key = g.name + "#" + std::to_string(seed);
+    auto it = uniformCache_.find(key);
+    if (it != uniformCache_.end()) return it->second;
+    const double c = runBrkga(g, devices_, {}, o_.budget, seed, o_.threads);
+    evaluations += o_.budget;
+    uniformCache_[key] = c;
+    return c;
+}
+
+EpochReport PolicyTrainer::runEpoch() {
+    const auto t0 = std::chrono::steady_clock::now();
+    EpochReport rep;
+    rep.epoch = epochsDone_ + 1;
+    const uint64_t e = uint64_t(rep.epoch);
+    Rng rng = Rng::stream(o_.seed, 0x5EED0000ull + e, 0);
+
+    std::vector<int> order(train_.size());
+    std::iota(order.begin(), order.end(), 0);
+    for (int i = int(order.size()) - 1; i > 0; --i) std::swap(order[i], order[rng.below(i + 1)]);
+
+    std::vector<PolicySample> batch;
+    double rewardSum = 0, entropySum = 0;
+    int rewardCount = 0, updates = 0;
+    for (size_t pos = 0; pos < order.size(); ++pos) {
+        const PolicyGraph& g = train_[order[pos]];
+        const PolicyOutput probs = model_.predict(g.features);
+        std::vector<double> rewards;
+        std::vector<PolicyAction> actions;
+        // All samples of a graph share one BRKGA seed, so their rewards differ by the action only.
+        const uint64_t seed = 1 + (e + uint64_t(pos)) % uint64_t(o_.seedsPerGraph);
+        const double u = uniformCost(g, seed, rep.evaluations);
+        for (int k = 0; k < o_.samples; ++k) {
+            PolicyAction a = sampleAction(probs, rng);
+            const double c = runBrkga(g, devices_, biasFromAction(a, g.features.d + 1), o_.budget, seed, o_.threads);
+            rep.evaluations += o_.budget;
+            rewards.push_back(u > 0 ? (u - c) / u : 0.0);
+            actions.push_back(std::move(a));
+        }
+        const double sum = std::accumulate(rewards.begin(), rewards.end(), 0.0);
+        const double mean = sum / double(rewards.size());
+        auto b = baseline_.find(g.name);
+        const double base = b == baseline_.end() ? mean : b->second;
+        for (size_t k = 0; k < rewards.size(); ++k) {
+            // Baseline: the mean reward of the graph's other samples (same graph, same seed), or
+            // with one sample the graph's moving average.
+            const double others = rewards.size() > 1 ? (sum - rewards[k]) / double(rewards.size() - 1) : base;
+            const double adv = rewards[k] - others;
+            advantageMeanSquare_ = advantageMeanSquare_ == 0 ? adv * adv + 1e-8 : 0.95 * advantageMeanSquare_ + 0.05 * adv * adv;
+            batch.push_back({&g.features, std::move(actions[k]), adv / std::max(0.005, std::sqrt(advantageMeanSquare_))});
+            rewardSum += rewards[k];
+            ++rewardCount;
+        }
+        baseline_[g.name] = b == baseline_.end() ? mean : o_.baselineDecay * base + (1 - o_.baselineDecay) * mean;
+        if (int(pos % size_t(o_.batchGraphs)) == o_.batchGraphs - 1 || pos + 1 == order.size()) {
+            entropySum += model_.reinforce(batch, o_.hyper).entropy;
+            ++updates;
+            batch.clear();
+        }
+    }
+    rep.meanReward = rewardCount ? rewardSum / rewardCount : 0;
+    rep.entropy = updates ? entropySum / updates : 0;
+
+    // Validation: the greedy policy, BRKGA seed 1, against uniform BRKGA.
+    int wins = 0;
+    double impr = 0;
+    for (const PolicyGraph& g : validation_) {
+        const double u = uniformCost(g, 1, rep.evaluations);
+        const PolicyAction a = greedyAction(model_.predict(g.features));
+        const double c = runBrkga(g, devices_, biasFromAction(a, g.features.d + 1), o_.budget, 1, o_.threads);
+        rep.evaluations += o_.budget;
+        if (c < u) ++wins;
+        impr += u > 0 ? (u - c) / u : 0;
+    }
+    if (!validation_.empty()) {
+        rep.validationWinRate = double(wins) / double(validation_.size());
+        rep.validationMeanImprovement = impr / double(validation_.size());
+    }
+    ++epochsDone_;
+    rep.seconds = secondsSince(t0);
+    return rep;
+}
+
+nlohmann::json PolicyTrainer::checkpoint() const {
+    return {{"format", "graphopt-regal-checkpoint"},
+            {"version", 1},
+            {"options", o_.toJson()},
+            {"config", model_.config().toJson()},
+            {"epochs_done", epochsDone_},
+            {"baseline", baseline_},
+            {"advantage_mean_square", advantageMeanSquare_},
+            {"uniform_cache", uniformCache_},
+            {"parameters", model_.parameters()},
+            {"optimizer", model_.optimizerState()}};
+}
+
+void PolicyTrainer::restore(const nlohmann::json& j) {
+    if (!j.is_object() || j.value("format", "") != "graphopt-regal-checkpoint")
+        throw std::invalid_argument("not a training checkpoint");
+    nlohmann::json mine = o_.toJson(), theirs = j.value("options", nlohmann::json::object());
+    mine.erase("epochs");
+    theirs.erase("epochs");
+    if (mine != theirs)
+        throw std::invalid_argument("the checkpoint was made with other training options: " + theirs.dump());
+    if (j.value("config", nlohmann::json()) != model_.config().toJson())
+        throw std::invalid_argument("the checkpoint holds another network configuration");
+    try {
+        model_.setParameters(j.at("parameters"));
+        model_.setOptimizerState(j.at("optimizer"));
+        epochsDone_ = j.at("epochs_done").get<int>();
+        baseline_ = j.at("baseline").get<std::map<std::string, double>>();
+        advantageMeanSquare_ = j.at("advantage_mean_square").get<double>();
+        uniformCache_ = j.at("uniform_cache").get<std::map<std::string, double>>();
+    } catch (const std::invalid_argument&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw std::invalid_argument(std::string("bad checkpoint (") + e.what() + ")");
+    }
+}
+
+nlohmann::json GraphEvaluation::toJson() const {
+    nlohmann::json j = {{"graph", name},         {"nodes", nodes},         {"uniform_cost", uniform},
+                        {"regal_cost", regal},   {"uniform_s", uniformS},  {"regal_s", regalS},
+                        {"inference_s", inferenceS}};
+    double impr = 0;
+    for (size_t s = 0; s < uniform.size(); ++s) impr += (uniform[s] - regal[s]) / uniform[s];
+    j["improvement_pct"] = uniform.empty() ? 0.0 : 100.0 * impr / double(uniform.size());
+    if (!tuned.empty()) {
+        j["tuned_cost"] = tuned;
+        j["tuned_s"] = tunedS;
+    }
+    if (!baselines.empty()) j["baselines"] = baselines;
+    return j;
+}
+
+GraphEvaluation evaluatePolicy(PolicyModel& model, const PolicyGraph& g, const DeviceModel& devices, const EvalOptions& o) {
+    GraphEvaluation ev;
+    ev.name = g.name;
+    ev.nodes = g.features.n;
+    for (int s = 1; s <= o.seeds; ++s) {
+        auto t0 = std::chrono::steady_clock::now();
+        ev.uniform.push_back(runBrkga(g, devices, {}, o.budget, uint64_t(s), o.threads));
+        ev.uniformS += secondsSince(t0);
+        // REGAL's time includes feature extraction and inference, as in the engine.
+        t0 = std::chrono::steady_clock::now();
+        const PolicyFeatures f = extractFeatures(*g.graph, devices, *g.problem);
+        const PolicyAction a = greedyAction(model.predict(f));
+        ev.inferenceS += secondsSince(t0);
+        ev.regal.push_back(runBrkga(g, devices, biasFromAction(a, f.d + 1), o.budget, uint64_t(s), o.threads));
+        ev.regalS += secondsSince(t0);
+        if (!o.tunedParams.is_null()) {
+            t0 = std::chrono::steady_clock::now();
+            ev.tuned.push_back(runBrkga(g, devices, {}, o.budget, uint64_t(s), o.threads, o.tunedParams));
+            ev.tunedS += secondsSince(t0);
+        }
+    }
+    for (const std::string& name : o.baselines) {
+        const SearchOutcome out = findPlacementEngine(name)(contextFor(g, devices, o.budget, 1, o.threads, nlohmann::json::object()));
+        ev.baselines[name] = costOf(g, out.keys);
+    }
+    return ev;
+}
+
+namespace {
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+// Improvement of REGAL over `other` (per graph, mean over seeds) and win rate over (graph, seed).
+void compare(const std::vector<GraphEvaluation>& evals, const std::function<double(const GraphEvaluation&, size_t)>& other,
+             const std::string& prefix, nlohmann::json& out) {
+    std::vector<double> per;
+    int wins = 0, pairs = 0;
+    for (const auto& e : evals) {
+        double sum = 0;
+        for (size_t s = 0; s < e.regal.size(); ++s) {
+            const double o = other(e, s);
+            sum += (o - e.regal[s]) / o;
+            wins += e.regal[s] < o ? 1 : 0;
+            ++pairs;
+        }
+        per.push_back(100.0 * sum / double(std::max<size_t>(1, e.regal.size())));
+    }
+    out[prefix + "mean_improvement_pct"] = per.empty() ? 0.0 : std::accumulate(per.begin(), per.end(), 0.0) / double(per.size());
+    out[prefix + "median_improvement_pct"] = median(per);
+    out[prefix + "win_rate"] = pairs ? double(wins) / double(pairs) : 0.0;
+}
+}  // namespace
+
+nlohmann::json summarizeEvaluations(const std::vector<GraphEvaluation>& evals) {
+    nlohmann::json s = nlohmann::json::object();
+    compare(evals, [](const GraphEvaluation& e, size_t k) { return e.uniform[k]; }, "", s);
+    if (!evals.empty() && !evals[0].tuned.empty())
+        compare(evals, [](const GraphEvaluation& e, size_t k) { return e.tuned[k]; }, "vs_tuned_", s);
+    if (!evals.empty() && !evals[0].baselines.empty()) {
+        compare(evals,
+                [](const GraphEvaluation& e, size_t) {
+                    double best = std::numeric_limits<double>::infinity();
+                    for (const auto& [n, c] : e.baselines) best = std::min(best, c);
+                    return best;
+                },
+                "vs_best_baseline_", s);
+    }
+    double total = 0;
+    for (const auto& e : evals) total += e.uniformS + e.regalS + e.tunedS;
+    s["graphs"] = evals.size();
+    s["total_s"] = total;
+    return s;
+}
+
+nlohmann::json tuneBrkgaGrid(const std::vector<PolicyGraph>& graphs, const DeviceModel& devices, int64_t budget, int seeds,
+                             int threads, const std::function<void(const std::string&)>& log) {
+    if (graphs.empty()) throw std::invalid_argument("no graphs to tune BRKGA on");
+    std::vector<std::vector<double>> reference(graphs.size());
+    for (size_t i = 0; i < graphs.size(); ++i)
+        for (int s = 1; s <= seeds; ++s) reference[i].push_back(runBrkga(graphs[i], devices, {}, budget, uint64_t(s), threads));
+    nlohmann::json best;
+    double bestScore = std::numeric_limits<double>::infinity();
+    for (int pop : {50, 100, 200})
+        for (double pe : {0.1, 0.2})
+            for (double pm : {0.1, 0.2})
+                for (double rho : {0.6, 0.7, 0.8}) {
+                    const nlohmann::json params = {{"population", pop}, {"elite_fraction", pe}, {"mutant_fraction", pm}, {"rho_e", rho}};
+                    double score = 0;
+                    for (size_t i = 0; i < graphs.size(); ++i)
+                        for (int s = 1; s <= seeds; ++s)
+                            score += runBrkga(graphs[i], devices, {}, budget, uint64_t(s), threads, params) / reference[i][s - 1];
+                    score /= double(graphs.size() * size_t(seeds));
+                    if (log) log(params.dump() + " relative cost " + std::to_string(score));
+                    if (score < bestScore) {
+                        bestScore = score;
+                        best = params;
+                    }
+                }
+    best["relative_cost"] = bestScore;
+    return best;
+}
+
+}  // namespace graphopt::regal

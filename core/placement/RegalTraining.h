@@ -1,0 +1,141 @@
+// Training and evaluation of REGAL's policy (papers/REGAL.md, "Training: a contextual bandit with
+// REINFORCE"), in plain C++ over the PolicyModel interface (RegalPolicy.h).
+//
+// One epoch: every training graph once, in a seeded shuffled order. Per graph: the policy's
+// probabilities, `samples` actions drawn from them, BRKGA with each action's KeyBias at the
+// training budget; reward = (uniform - policy) / uniform, uniform = plain BRKGA cost at the same
+// budget and seed (cached; all samples of a graph in an epoch share the seed). Advantage = reward -
+// the graph's baseline (the mean reward of its other samples at the same seed; with one sample, the
+// moving average of its rewards), divided by a running RMS of advantages (at least 0.5 %) so that
+// runtime rewards (tens of %) and memory rewards (a few %) train at the same pace. Every `batchGraphs` graphs: one REINFORCE +
+// entropy update (Adam, gradient clipping). After each epoch the greedy policy is validated
+// against uniform BRKGA on held-out synthetic graphs (win rate, mean improvement).
+//
+// Deterministic for a seed: the network is initialized and run on one thread, every random choice
+// comes from streams of the seed, and BRKGA is deterministic for its seed whatever the threads.
+// A checkpoint holds everything needed to go on exactly where it stopped.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "graph/Graph.h"
+#include "placement/DeviceModel.h"
+#include "placement/RegalPolicy.h"
+#include "placement/ScheduleProblem.h"
+
+namespace graphopt::regal {
+
+// A graph ready for the policy and for BRKGA.
+struct PolicyGraph {
+    std::string name;
+    std::shared_ptr<const Graph> graph;
+    std::shared_ptr<const ScheduleProblem> problem;
+    PolicyFeatures features;
+};
+PolicyGraph preparePolicyGraph(std::string name, Graph g, const DeviceModel& devices, PlacementObjective objective);
+
+// Best cost of BRKGA on the graph with `bias` (empty = plain BRKGA); `params`: population, ...
+double runBrkga(const PolicyGraph& g, const DeviceModel& devices, const KeyBias& bias, int64_t budget, uint64_t seed,
+                int threads, const nlohmann::json& params = nlohmann::json::object());
+
+// The training set: synthetic graphs (every family x `sizes` x `graphSeeds`) plus the "train"
+// list of `modelsDir`/splits.json (none when modelsDir is empty). Validation: one synthetic graph
+// per family, 120 nodes, seeds never used for training. The test split is never read.
+struct TrainingSetOptions {
+    std::vector<int> sizes = {30, 80, 160};
+    int graphSeeds = 2;
+    std::string modelsDir;  // resources/models, or "" for synthetic graphs only
+    int validationNodes = 120;
+};
+std::vector<PolicyGraph> buildTrainingSet(const TrainingSetOptions& o, const DeviceModel& devices, PlacementObjective objective);
+std::vector<PolicyGraph> buildValidationSet(const TrainingSetOptions& o, const DeviceModel& devices, PlacementObjective objective);
+// The file names listed under `split` ("train" or "test") in DIR/splits.json.
+std::vector<std::string> splitFiles(const std::string& modelsDir, const std::string& split);
+
+struct TrainOptions {
+    std::string objective = "runtime";
+    std::string devices = "2xgpu-pcie";
+    int epochs = 10;
+    uint64_t seed = 1;
+    int64_t budget = 1500;   // BRKGA evaluations per training run
+    int samples = 4;         // actions sampled per graph and epoch
+    int batchGraphs = 4;     // graphs per update
+    int seedsPerGraph = 2;   // BRKGA seeds cycled through (uniform costs cached per seed)
+    int threads = 2;         // BRKGA worker threads
+    double baselineDecay = 0.8;
+    TrainHyper hyper;
+    nlohmann::json toJson() const;
+};
+
+struct EpochReport {
+    int epoch = 0;  // 1-based
+    double meanReward = 0;
+    double validationWinRate = 0;          // share of validation graphs where REGAL is strictly better
+    double validationMeanImprovement = 0;  // mean of (uniform - regal) / uniform
+    double entropy = 0;
+    double seconds = 0;
+    int64_t evaluations = 0;  // BRKGA evaluations in this epoch (uniform cache included)
+};
+
+class PolicyTrainer {
+public:
+    PolicyTrainer(PolicyModel& model, DeviceModel devices, TrainOptions options, std::vector<PolicyGraph> train,
+                  std::vector<PolicyGraph> validation);
+    int epochsDone() const { return epochsDone_; }
+    EpochReport runEpoch();
+    // Model parameters, optimizer state, baselines, uniform cache and options.
+    nlohmann::json checkpoint() const;
+    // Throws std::invalid_argument when the checkpoint belongs to other options or another network.
+    void restore(const nlohmann::json& checkpoint);
+
+private:
+    double uniformCost(const PolicyGraph& g, uint64_t seed, int64_t& evaluations);
+
+    PolicyModel& model_;
+    DeviceModel devices_;
+    TrainOptions o_;
+    std::vector<PolicyGraph> train_, validation_;
+    int epochsDone_ = 0;
+    std::map<std::string, double> baseline_;      // graph name -> moving average of rewards
+    double advantageMeanSquare_ = 0;              // running mean of advantage^2 (0 = none yet)
+    std::map<std::string, double> uniformCache_;  // "graph#seed" -> cost
+};
+
+// Evaluation of a policy against plain BRKGA (and optionally tuned BRKGA and baselines).
+struct EvalOptions {
+    int64_t budget = 5000;
+    int seeds = 3;  // BRKGA seeds 1..seeds
+    int threads = 2;
+    std::vector<std::string> baselines;                 // engine names, e.g. heft, single, xla-best
+    nlohmann::json tunedParams;                         // BRKGA params; null = no tuned column
+};
+
+struct GraphEvaluation {
+    std::string name;
+    int nodes = 0;
+    std::vector<double> uniform, regal, tuned;  // per seed
+    std::map<std::string, double> baselines;    // engine -> cost (seed 1)
+    double uniformS = 0, regalS = 0, inferenceS = 0, tunedS = 0;
+    nlohmann::json toJson() const;
+};
+
+GraphEvaluation evaluatePolicy(PolicyModel& model, const PolicyGraph& g, const DeviceModel& devices, const EvalOptions& o);
+// {"mean_improvement_pct", "median_improvement_pct", "win_rate", and the same against tuned BRKGA
+// and the best baseline when present}. Improvement per graph = mean over seeds of
+// (other - regal) / other; win rate = share of (graph, seed) pairs where REGAL is strictly better.
+nlohmann::json summarizeEvaluations(const std::vector<GraphEvaluation>& evals);
+
+// Small grid search over BRKGA's population, elite/mutant fractions and rho_e on `graphs`: the
+// parameters with the lowest mean cost relative to the defaults (seeds 1..seeds). `log` gets one
+// line per configuration.
+nlohmann::json tuneBrkgaGrid(const std::vector<PolicyGraph>& graphs, const DeviceModel& devices, int64_t budget, int seeds,
+                             int threads, const std::function<void(const std::string&)>& log = {});
+
+}  // namespace graphopt::regal

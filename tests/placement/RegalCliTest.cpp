@@ -1,0 +1,91 @@
+// train-policy, eval-policy and place --engine regal as a user runs them: a tiny end-to-end run,
+// the JSON summary others read, and bad input as one line on stderr with exit status 2.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "GraphoptCli.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using graphopt::test_support::runGraphopt;
+using Result = graphopt::test_support::CliResult;
+
+int lines(const std::string& s) { return int(std::count(s.begin(), s.end(), '\n')); }
+
+fs::path scratch() {
+    const fs::path d = fs::temp_directory_path() / ("regal-cli-" + std::to_string(::getpid()));
+    fs::create_directories(d);
+    return d;
+}
+
+}  // namespace
+
+TEST(RegalCli, TrainThenEvaluateThenPlace) {
+    const fs::path dir = scratch();
+    const std::string policy = (dir / "p.json").string();
+    const std::string graph = (dir / "g.json").string();
+    Result gen = runGraphopt("generate --family layered --nodes 25 --seed 3 --out " + graph);
+    ASSERT_EQ(gen.status, 0) << gen.err;
+    Result tr = runGraphopt("train-policy --objective memory --epochs 1 --seed 2 --budget 40 --sizes 12 --graph-seeds 1 "
+                            "--models none --hidden 8 --rounds 1 --out " + policy + " --no-store");
+    ASSERT_EQ(tr.status, 0) << tr.err;
+    EXPECT_NE(tr.err.find("epoch 1/1"), std::string::npos) << tr.err;
+    EXPECT_TRUE(fs::exists(policy));
+    EXPECT_TRUE(fs::exists(policy + ".ckpt"));
+    // Resuming a finished run trains nothing more and writes the policy again.
+    Result again = runGraphopt("train-policy --objective memory --epochs 1 --seed 2 --budget 40 --sizes 12 --graph-seeds 1 "
+                               "--models none --hidden 8 --rounds 1 --out " + policy + " --resume " + policy + ".ckpt --no-store");
+    ASSERT_EQ(again.status, 0) << again.err;
+    EXPECT_NE(again.err.find("resumed"), std::string::npos) << again.err;
+
+    Result ev = runGraphopt("eval-policy --objective memory --test " + graph + " --budget 100 --seeds 2 --policy " + policy +
+                            " --baselines single,heft --json");
+    ASSERT_EQ(ev.status, 0) << ev.err;
+    auto j = nlohmann::json::parse(ev.out);
+    ASSERT_EQ(j["graphs"].size(), 1u);
+    EXPECT_EQ(j["graphs"][0]["uniform_cost"].size(), 2u);
+    for (const char* k : {"mean_improvement_pct", "median_improvement_pct", "win_rate"}) EXPECT_TRUE(j["summary"].contains(k)) << k;
+    EXPECT_TRUE(j["summary"].contains("vs_best_baseline_win_rate"));
+
+    Result pl = runGraphopt("place " + graph + " --engine regal --objective memory --budget 100 --policy " + policy +
+                            " --json --no-store");
+    ASSERT_EQ(pl.status, 0) << pl.err;
+    EXPECT_EQ(nlohmann::json::parse(pl.out)["evaluations"], 100);
+    fs::remove_all(dir);
+}
+
+TEST(RegalCli, ErrorsAreOneLineAndExitTwo) {
+    const fs::path dir = scratch();
+    const std::string graph = (dir / "g.json").string();
+    ASSERT_EQ(runGraphopt("generate --family chain --nodes 12 --seed 1 --out " + graph).status, 0);
+    const std::string corrupt = (dir / "corrupt.json").string();
+    { std::ofstream(corrupt) << "{\"format\": \"graphopt-regal-policy\", \"vers"; }
+    const std::string missing = (dir / "missing.json").string();
+    struct Case {
+        std::string args, needle;
+    } cases[] = {
+        {"train-policy --objective speed --out " + (dir / "x.json").string(), "speed"},
+        {"train-policy --objective runtime", "--out"},
+        {"train-policy --objective runtime --out x.json --resume " + missing, missing},
+        {"eval-policy --objective speed --test " + graph, "speed"},
+        {"eval-policy --objective runtime --test " + graph + " --policy " + missing, missing},
+        {"eval-policy --objective runtime --test " + graph + " --policy " + corrupt, corrupt},
+        {"eval-policy --objective runtime --policy " + corrupt, "--test"},
+        {"place " + graph + " --engine regal --policy " + missing + " --no-store", missing},
+        {"place " + graph + " --engine regal --policy " + corrupt + " --no-store", corrupt},
+    };
+    for (const auto& c : cases) {
+        Result r = runGraphopt(c.args);
+        EXPECT_EQ(r.status, 2) << c.args << "\n" << r.err;
+        EXPECT_EQ(lines(r.err), 1) << c.args << "\n" << r.err;
+        EXPECT_NE(r.err.find(c.needle), std::string::npos) << c.args << "\n" << r.err;
+    }
+    fs::remove_all(dir);
+}

@@ -1,0 +1,268 @@
+// REGAL's policy: features, network outputs, Beta samples, the REINFORCE step, save/load and the
+// determinism of training (tiny graphs, tiny budgets: the whole suite takes seconds).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "TestGraphs.h"
+#include "graph/SyntheticGenerator.h"
+#include "placement/PlacementEngines.h"
+#include "placement/RegalEngine.h"
+#include "placement/RegalTraining.h"
+
+namespace fs = std::filesystem;
+using namespace graphopt;
+using namespace graphopt::regal;
+
+namespace {
+
+// a -> b -> d, a -> c -> d; a reads the graph input and a weight, d is the graph output.
+Graph diamond() {
+    test::GraphBuilder b;
+    const int x = b.input("x", 1000);
+    const int w = b.weight("w", 4000);
+    const int a = b.op("a", {x, w}, 2000, 1e-4);
+    const int bb = b.op("b", {a}, 3000, 2e-4);
+    const int c = b.op("c", {a}, 500, 1e-4);
+    b.op("d", {bb, c}, 100, 1e-4, 0, true);
+    Graph g = b.done();
+    g.mutableNodes()[0].op = "Conv";
+    g.mutableNodes()[3].op = "Add";
+    return g;
+}
+
+PolicyGraph prepared(Graph g, const DeviceModel& dev, PlacementObjective obj = PlacementObjective::Runtime) {
+    return preparePolicyGraph("g", std::move(g), dev, obj);
+}
+
+float feature(const PolicyFeatures& f, int node, int k) { return f.numeric[size_t(node) * kNumericFeatures + k]; }
+
+std::string tempPath(const std::string& name) {
+    return (fs::temp_directory_path() / ("regal-test-" + std::to_string(::getpid()) + "-" + name)).string();
+}
+
+}  // namespace
+
+TEST(RegalFeatures, DescribeNodesEdgesAndDevices) {
+    const DeviceModel dev = test::testDevices(2, 10e-6, 12e9);
+    const PolicyGraph pg = prepared(diamond(), dev);
+    const PolicyFeatures& f = pg.features;
+    ASSERT_EQ(f.n, 4);
+    EXPECT_EQ(f.d, 2);
+    EXPECT_EQ(f.numeric.size(), size_t(4) * kNumericFeatures);
+    EXPECT_EQ(f.edgeSrc.size(), 4u);
+    EXPECT_EQ(f.op[0], opIndex("Conv"));
+    EXPECT_EQ(f.op[3], opIndex("Add"));
+    EXPECT_EQ(f.op[1], 0);  // "Op" is not in the vocabulary: other
+    // Depth: a 0, b and c 1/2, d 1; height mirrors it.
+    EXPECT_FLOAT_EQ(feature(f, 0, 8), 0.f);
+    EXPECT_FLOAT_EQ(feature(f, 1, 8), 0.5f);
+    EXPECT_FLOAT_EQ(feature(f, 3, 8), 1.f);
+    EXPECT_FLOAT_EQ(feature(f, 0, 9), 1.f);
+    // Input / output flags, weights.
+    EXPECT_EQ(feature(f, 0, 11), 1.f);
+    EXPECT_EQ(feature(f, 3, 11), 0.f);
+    EXPECT_EQ(feature(f, 3, 12), 1.f);
+    EXPECT_EQ(feature(f, 1, 12), 0.f);
+    EXPECT_EQ(feature(f, 0, 13), 1.f);
+    EXPECT_EQ(feature(f, 1, 13), 0.f);
+    // In/out degree grow with the count; bigger outputs give bigger byte features.
+    EXPECT_GT(feature(f, 0, 7), feature(f, 1, 7));
+    EXPECT_GT(feature(f, 3, 6), feature(f, 1, 6));
+    EXPECT_GT(feature(f, 1, 0), feature(f, 2, 0));
+    // All of a's weights come before anything else in topological order.
+    EXPECT_FLOAT_EQ(feature(f, 0, 16), 0.5f);
+    EXPECT_FLOAT_EQ(feature(f, 3, 16), 1.f);
+    // Context: the same on every node, and it sees the device count.
+    for (int k = kNodeNumericFeatures; k < kNumericFeatures; ++k) EXPECT_EQ(feature(f, 0, k), feature(f, 3, k));
+    const PolicyGraph four = prepared(diamond(), test::testDevices(4, 10e-6, 12e9));
+    EXPECT_NE(feature(four.features, 0, kNodeNumericFeatures), feature(f, 0, kNodeNumericFeatures));
+    for (float x : f.numeric) EXPECT_TRUE(std::isfinite(x));
+}
+
+TEST(RegalNet, OutputShapesAndProbabilities) {
+    const DeviceModel dev = test::testDevices(2, 10e-6, 12e9);
+    const PolicyGraph pg = prepared(generateGraph({GraphFamily::Branchy, 40, 3}), dev);
+    auto model = makePolicyModel(PolicyConfig{}, 7);
+    const PolicyOutput out = model->predict(pg.features);
+    const size_t B = betaChoices().size(), C = crossoverChoices().size();
+    EXPECT_EQ(out.n, 40);
+    EXPECT_EQ(out.keysPerNode, 3);
+    ASSERT_EQ(out.betaProbs.size(), size_t(40) * 3 * B);
+    ASSERT_EQ(out.crossProbs.size(), size_t(40) * C);
+    for (size_t k = 0; k < size_t(40) * 3; ++k) {
+        double s = 0;
+        for (size_t b = 0; b < B; ++b) s += out.betaProbs[k * B + b];
+        EXPECT_NEAR(s, 1.0, 1e-5);
+    }
+    // Untrained, the policy leans to plain BRKGA: Beta(1,1) and rho 0.7 are the likeliest.
+    const PolicyAction greedy = greedyAction(out);
+    for (int b : greedy.beta) EXPECT_EQ(b, 0);
+    for (int c : greedy.cross) EXPECT_EQ(c, defaultCrossoverChoice());
+    // A 4-device graph does not fit a 2-device policy: a clear error, not a crash.
+    const PolicyGraph four = prepared(generateGraph({GraphFamily::Chain, 20, 1}), test::testDevices(4, 1e-6, 1e9));
+    EXPECT_THROW(model->predict(four.features), std::invalid_argument);
+}
+
+TEST(RegalPolicy, EveryBetaChoiceSamplesInsideTheOpenInterval) {
+    EXPECT_EQ(betaChoices()[0].alpha, 1.0);
+    EXPECT_EQ(betaChoices()[0].beta, 1.0);
+    Rng rng(11);
+    for (const auto& c : betaChoices())
+        for (int i = 0; i < 20000; ++i) {
+            const double x = rng.beta(c.alpha, c.beta);
+            ASSERT_GT(x, 0.0) << c.alpha << "," << c.beta;
+            ASSERT_LT(x, 1.0) << c.alpha << "," << c.beta;
+        }
+    // And through BRKGA with a bias from an action: every key of the best chromosome inside.
+    const DeviceModel dev = test::testDevices(2, 10e-6, 12e9);
+    const PolicyGraph pg = prepared(generateGraph({GraphFamily::Layered, 30, 2}), dev);
+    PolicyAction a;
+    for (int k = 0; k < 30 * 3; ++k) a.beta.push_back(k % int(betaChoices().size()));
+    for (int v = 0; v < 30; ++v) a.cross.push_back(v % int(crossoverChoices().size()));
+    const KeyBias bias = biasFromAction(a, 3);
+    ASSERT_EQ(bias.betaAlpha.size(), 90u);
+    ASSERT_EQ(bias.inheritProb.size(), 90u);
+    EXPECT_EQ(bias.inheritProb[3], crossoverChoices()[1]);
+    EXPECT_GT(runBrkga(pg, dev, bias, 300, 1, 1), 0.0);
+}
+
+TEST(RegalNet, ReinforceRaisesTheProbabilityOfARewardedAction) {
+    const DeviceModel dev = test::testDevices(2, 10e-6, 12e9);
+    const PolicyGraph pg = prepared(diamond(), dev);
+    auto model = makePolicyModel(PolicyConfig{}, 3);
+    Rng rng(5);
+    const PolicyAction a = sampleAction(model->predict(pg.features), rng);
+    const PolicyAction other = sampleAction(model->predict(pg.features), rng);
+    const double before = actionLogProb(model->predict(pg.features), a);
+    TrainHyper h;
+    h.entropyCoef = 0;
+    h.learningRate = 1e-2;
+    model->reinforce({{&pg.features, a, +1.0}}, h);
+    const double after = actionLogProb(model->predict(pg.features), a);
+    EXPECT_GT(after, before);
+    // A penalized action becomes less likely.
+    const double otherBefore = actionLogProb(model->predict(pg.features), other);
+    model->reinforce({{&pg.features, other, -1.0}}, h);
+    EXPECT_LT(actionLogProb(model->predict(pg.features), other), otherBefore);
+}
+
+TEST(RegalNet, SaveAndLoadGiveIdenticalOutputs) {
+    const DeviceModel dev = test::testDevices(2, 10e-6, 12e9);
+    const PolicyGraph pg = prepared(generateGraph({GraphFamily::SeriesParallel, 50, 4}), dev);
+    PolicyConfig cfg;
+    cfg.hidden = 16;
+    cfg.rounds = 2;
+    auto model = makePolicyModel(cfg, 9);
+    Rng rng(1);
+    TrainHyper h;
+    model->reinforce({{&pg.features, sampleAction(model->predict(pg.features), rng), 0.7}}, h);  // not the init
+    PolicyFile f;
+    f.objective = "memory";
+    f.devices = "test";
+    f.config = cfg;
+    f.parameters = model->parameters();
+    const std::string path = tempPath("policy.json");
+    writePolicyFile(path, f);
+    PolicyFile back;
+    auto loaded = loadPolicyModel(path, &back);
+    EXPECT_EQ(back.objective, "memory");
+    EXPECT_EQ(back.config.hidden, 16);
+    const PolicyOutput a = model->predict(pg.features), b = loaded->predict(pg.features);
+    EXPECT_EQ(a.betaProbs, b.betaProbs);
+    EXPECT_EQ(a.crossProbs, b.crossProbs);
+
+    // Corrupt or foreign files are refused with the path and a reason.
+    {
+        std::ofstream(path, std::ios::trunc) << "{\"format\": \"graphopt-regal-policy\", \"version\": 1, \"objec";
+    }
+    try {
+        loadPolicyModel(path);
+        FAIL() << "a truncated policy loaded";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    }
+    nlohmann::json wrong = {{"format", "graphopt-regal-policy"}, {"version", 1}, {"objective", "runtime"},
+                            {"devices", "x"}, {"config", cfg.toJson()}, {"parameters", {{"nope", 1}}}};
+    { std::ofstream(path, std::ios::trunc) << wrong.dump(); }
+    EXPECT_THROW(loadPolicyModel(path), std::invalid_argument);
+    fs::remove(path);
+    EXPECT_THROW(loadPolicyModel(path), std::invalid_argument);
+}
+
+namespace {
+struct TinyRun {
+    nlohmann::json checkpoint;
+    std::vector<EpochReport> reports;
+};
+TinyRun tinyTraining(int epochs, const nlohmann::json* resumeFrom = nullptr) {
+    const DeviceModel dev = DeviceModel::preset("2xgpu-pcie");
+    TrainingSetOptions set;
+    set.sizes = {12};
+    set.graphSeeds = 1;
+    set.validationNodes = 12;
+    TrainOptions o;
+    o.epochs = epochs;
+    o.seed = 42;
+    o.budget = 60;
+    o.samples = 2;
+    o.batchGraphs = 2;
+    o.threads = 2;
+    PolicyConfig cfg;
+    cfg.hidden = 8;
+    cfg.rounds = 1;
+    auto model = makePolicyModel(cfg, o.seed);
+    PolicyTrainer t(*model, dev, o, buildTrainingSet(set, dev, PlacementObjective::Runtime),
+                    buildValidationSet(set, dev, PlacementObjective::Runtime));
+    if (resumeFrom) t.restore(*resumeFrom);
+    TinyRun r;
+    while (t.epochsDone() < epochs) r.reports.push_back(t.runEpoch());
+    r.checkpoint = t.checkpoint();
+    return r;
+}
+}  // namespace
+
+TEST(RegalTraining, DeterministicForASeedAndResumable) {
+    const TinyRun a = tinyTraining(2), b = tinyTraining(2);
+    ASSERT_EQ(a.reports.size(), 2u);
+    EXPECT_EQ(a.checkpoint["parameters"], b.checkpoint["parameters"]);
+    EXPECT_EQ(a.checkpoint["baseline"], b.checkpoint["baseline"]);
+    for (size_t i = 0; i < a.reports.size(); ++i) {
+        EXPECT_EQ(a.reports[i].meanReward, b.reports[i].meanReward);
+        EXPECT_EQ(a.reports[i].validationWinRate, b.reports[i].validationWinRate);
+    }
+    // The parameters moved, and training from a one-epoch checkpoint ends where two epochs do.
+    const TinyRun one = tinyTraining(1);
+    EXPECT_NE(one.checkpoint["parameters"], a.checkpoint["parameters"]);
+    const nlohmann::json saved = nlohmann::json::parse(one.checkpoint.dump());  // through text, as on disk
+    const TinyRun resumed = tinyTraining(2, &saved);
+    ASSERT_EQ(resumed.reports.size(), 1u);
+    EXPECT_EQ(resumed.reports[0].meanReward, a.reports[1].meanReward);
+    EXPECT_EQ(resumed.checkpoint["parameters"], a.checkpoint["parameters"]);
+}
+
+TEST(RegalEngine, PlacesThroughTheRegistryWithAGivenPolicy) {
+    registerRegalEngine();
+    const DeviceModel dev = DeviceModel::preset("2xgpu-pcie");
+    const Graph g = generateGraph({GraphFamily::Chain, 30, 1});
+    auto model = makePolicyModel(PolicyConfig{}, 1);
+    PolicyFile f;
+    f.objective = "runtime";
+    f.devices = dev.name;
+    f.parameters = model->parameters();
+    const std::string path = tempPath("engine.json");
+    writePolicyFile(path, f);
+    auto problem = std::make_shared<ScheduleProblem>(g, dev, ScheduleOptions{});
+    SearchContext ctx{g, dev, problem, 200, 1, 1, {{"policy", path}}, {}, nullptr, std::chrono::steady_clock::now()};
+    const SearchOutcome out = findPlacementEngine("regal")(ctx);
+    EXPECT_EQ(out.evaluations, 200);
+    EXPECT_EQ(out.keys.size(), ctx.keyCount());
+    EXPECT_EQ(out.info["policy"], path);
+    EXPECT_TRUE(out.info.contains("inference_s"));
+    fs::remove(path);
+    ctx.params["policy"] = path;  // now missing
+    EXPECT_THROW(findPlacementEngine("regal")(ctx), std::invalid_argument);
+}
