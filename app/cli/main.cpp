@@ -38,7 +38,7 @@ const Command kCommands[] = {
     {"tune", cmdTune,
      "tune MODEL --task K|--all [--tuner random|grid|ga|autotvm|autotvm-as|release] [--measurer halide|sim] [--trials N]\n"
      "       [--seed S] [--tuner-params JSON] [--batch B] [--min-time S] [--timeout S] [--worker PATH] [--peak] [--json]\n"
-     "       (autotvm params: plan_size epsilon initial_random rounds chains steps early_stop temperature;\n"
+     "       (autotvm params: plan_size epsilon initial_random replan_every_batch rounds chains steps early_stop temperature;\n"
      "        autotvm-as also first_k knee_ratio; release: plan_size epsilon initial_random rounds first_k\n"
      "        knee_ratio and the PPO agent's episodes steps stop_fraction epochs minibatch update_samples lr\n"
      "        gamma lambda clip entropy value_coef hidden restart_fraction candidates)"},

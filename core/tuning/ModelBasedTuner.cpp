@@ -40,6 +40,11 @@ void ModelBasedOptions::readParams(const nlohmann::json& params, std::set<std::s
     epsilon = real("epsilon", epsilon, 0.0, 1.0);
     // The model needs measurements; AutoTVM waits for one plan's worth.
     initialRandom = integer("initial_random", params.contains("plan_size") ? planSize : initialRandom, 0, 1000000);
+    known.insert("replan_every_batch");
+    if (params.contains("replan_every_batch")) {
+        if (!params["replan_every_batch"].is_boolean()) throw std::invalid_argument("replan_every_batch must be true or false");
+        replanEveryBatch = params["replan_every_batch"].get<bool>();
+    }
     if (adaptiveSampling) {
         sampling.firstK = static_cast<int>(integer("first_k", sampling.firstK, 1, 4096));
         sampling.kneeRatio = real("knee_ratio", sampling.kneeRatio, 1.0, 1e9);
@@ -69,7 +74,9 @@ ModelBasedTuner::ModelBasedTuner(const TunerContext& context, ModelBasedOptions 
 
 void ModelBasedTuner::observe(const std::vector<MeasureResult>& results) {
     Tuner::observe(results);
-    if (!results.empty()) modelDirty_ = true;
+    if (results.empty()) return;
+    modelDirty_ = true;
+    if (options_.replanEveryBatch) plan_.clear();
 }
 
 std::optional<int64_t> ModelBasedTuner::clusterOf(ConfigIndex c) const {

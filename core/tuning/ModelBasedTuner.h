@@ -51,9 +51,13 @@ struct ModelBasedOptions {
     int planSize = 64;
     double epsilon = 0.05;
     int64_t initialRandom = 64;  // measurements before the model is used
+    // false (AutoTVM): a new plan when the current one is used up; true: drop the rest of the plan
+    // whenever results arrive, so every batch comes from a model refitted on everything so far.
+    bool replanEveryBatch = false;
     bool adaptiveSampling = false;
     AdaptiveSamplingOptions sampling;
-    // Reads plan_size, epsilon, initial_random, and with adaptive sampling first_k and knee_ratio
+    // Reads plan_size, epsilon, initial_random, replan_every_batch, and with adaptive sampling
+    // first_k and knee_ratio
     // (the names it knows are added to `known`); throws std::invalid_argument on bad values.
     void readParams(const nlohmann::json& params, std::set<std::string>& known);
 };

@@ -146,6 +146,17 @@ TEST_P(ModelTuner, ExhaustsASmallSpaceExactlyOnce) {
     EXPECT_EQ(configsOf(r).size(), size);
 }
 
+TEST_P(ModelTuner, ReplansAfterEveryBatchWhenAsked) {
+    const TuningTask t = makeConv2d(1, 64, 56, 56, 64, 3, 1, 1);
+    std::vector<ProgressEvent> events;
+    const nlohmann::json p = {{"plan_size", 32}, {"replan_every_batch", true}};
+    const TuningResult r = runTuner(GetParam(), t, 96, 4, 8, p, &events);
+    EXPECT_EQ(configsOf(r).size(), 96u);
+    int plans = 0;
+    for (const auto& e : events) plans += e.values["tuner"].contains("exploration");
+    EXPECT_EQ(plans, 8);  // every batch after the 32 random measurements
+}
+
 TEST_P(ModelTuner, IsDeterministicForASeed) {
     const TuningTask t = makeConv2d(1, 32, 28, 28, 64, 3, 1, 1);
     const nlohmann::json p = {{"plan_size", 32}};
@@ -247,6 +258,7 @@ TEST_P(ModelTuner, RejectsUnknownAndBadParameters) {
     EXPECT_THROW(makeTuner(GetParam(), t, 1, {{"chains", 0}}), std::invalid_argument);
     EXPECT_THROW(makeTuner(GetParam(), t, 1, {{"plan_size", "8"}}), std::invalid_argument);
     EXPECT_NO_THROW(makeTuner(GetParam(), t, 1, {{"plan_size", 8}, {"epsilon", 0.1}, {"rounds", 20}, {"steps", 50}}));
+    EXPECT_THROW(makeTuner(GetParam(), t, 1, {{"replan_every_batch", 1}}), std::invalid_argument);
     const bool as = GetParam() == "autotvm-as";
     if (as)
         EXPECT_NO_THROW(makeTuner(GetParam(), t, 1, {{"first_k", 4}, {"knee_ratio", 3.0}}));
