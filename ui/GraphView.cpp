@@ -52,11 +52,37 @@ QString edgeToolTip(const Graph& g, int src, int dst) {
 
 }  // namespace
 
+// Tooltips are built on the first hover, not with the scene: for a 1,000-node graph, formatting
+// every node's and edge's tensors up front was a large part of the time the GUI thread spent
+// building the scene.
+
+// One edge: its route, with the tensors it carries as a tooltip.
+class EdgeItem : public QGraphicsPathItem {
+public:
+    EdgeItem(const QPainterPath& path, const QPen& pen, const Graph* graph, int src, int dst)
+        : QGraphicsPathItem(path), graph_(graph), src_(src), dst_(dst) {
+        setPen(pen);
+        setAcceptHoverEvents(true);
+        setData(0, src);
+        setData(1, dst);
+    }
+
+protected:
+    void hoverEnterEvent(QGraphicsSceneHoverEvent* event) override {
+        if (toolTip().isEmpty()) setToolTip(edgeToolTip(*graph_, src_, dst_));
+        QGraphicsPathItem::hoverEnterEvent(event);
+    }
+
+private:
+    const Graph* graph_;  // owned by the view (graph_), outlives the scene's items
+    int src_, dst_;
+};
+
 // One operation: a rounded box with the op type (bold) and the node name (elided) below it.
 class NodeItem : public QGraphicsItem {
 public:
-    NodeItem(int id, const Node& node, const NodeBox& box)
-        : id_(id), op_(QString::fromStdString(node.op)), name_(QString::fromStdString(node.name)),
+    NodeItem(int id, const Node& node, const NodeBox& box, const Graph* graph)
+        : graph_(graph), id_(id), op_(QString::fromStdString(node.op)), name_(QString::fromStdString(node.name)),
           rect_(-box.width / 2, -box.height / 2, box.width, box.height) {
         setPos(box.x, box.y);
         setFlag(ItemIsSelectable);
@@ -107,7 +133,14 @@ public:
         }
     }
 
+protected:
+    void hoverEnterEvent(QGraphicsSceneHoverEvent* event) override {
+        if (toolTip().isEmpty()) setToolTip(nodeToolTip(*graph_, id_));
+        QGraphicsItem::hoverEnterEvent(event);
+    }
+
 private:
+    const Graph* graph_;
     int id_;
     QString op_, name_;
     QRectF rect_;
@@ -235,10 +268,8 @@ void GraphView::showGraph(std::shared_ptr<const Graph> graph, const GraphLayout&
             tip = path.currentPosition();
             tail = QPointF(e.points[e.points.size() - 2].x, e.points[e.points.size() - 2].y);
         }
-        auto* item = scene()->addPath(path, edgePen);
-        item->setToolTip(edgeToolTip(g, e.src, e.dst));
-        item->setData(0, e.src);
-        item->setData(1, e.dst);
+        auto* item = new EdgeItem(path, edgePen, &g, e.src, e.dst);
+        scene()->addItem(item);
         // Arrowhead: a small triangle pointing from tail to tip.
         const QLineF dir(tip, tail);
         if (dir.length() > 0.1) {
@@ -253,8 +284,7 @@ void GraphView::showGraph(std::shared_ptr<const Graph> graph, const GraphLayout&
     }
     nodeItems_.reserve(layout.nodes.size());
     for (size_t v = 0; v < layout.nodes.size() && v < g.nodeCount(); ++v) {
-        auto* item = new NodeItem(static_cast<int>(v), g.nodes()[v], layout.nodes[v]);
-        item->setToolTip(nodeToolTip(g, static_cast<int>(v)));
+        auto* item = new NodeItem(static_cast<int>(v), g.nodes()[v], layout.nodes[v], &g);
         scene()->addItem(item);
         nodeItems_.push_back(item);
     }

@@ -23,6 +23,8 @@
 #include "MemoryChartView.h"
 #include "store/RunStore.h"
 #include <QTextBrowser>
+#include <QGraphicsItem>
+#include <QGraphicsScene>
 
 using graphopt::ui::MainWindow;
 
@@ -77,6 +79,17 @@ TEST(MainWindow, LaysOutTheGraphInAChildProcessAndFindsNodes) {
     ASSERT_GE(found, 0);
     EXPECT_EQ(w.graph()->nodes()[found].name, "/layer3/layer3.1/conv2/Conv");
     EXPECT_EQ(view->selectedNode(), found);
+    // Tensor shapes on hover: tooltips are made when the pointer first reaches an item.
+    w.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+    const QPoint centre = view->viewport()->rect().center();  // selectNode() centred the node
+    QGraphicsItem* under = view->scene()->itemAt(view->mapToScene(centre), view->transform());
+    ASSERT_NE(under, nullptr);
+    EXPECT_TRUE(under->toolTip().isEmpty());
+    QTest::mouseMove(view->viewport(), centre + QPoint(5, 0));
+    QTest::mouseMove(view->viewport(), centre);
+    EXPECT_TRUE(under->toolTip().contains("layer3.1/conv2")) << under->toolTip().toStdString();
+    EXPECT_TRUE(under->toolTip().contains("[1x256x14x14]")) << under->toolTip().toStdString();
     auto* props = w.findChild<QTextBrowser*>();
     ASSERT_NE(props, nullptr);
     EXPECT_TRUE(props->toPlainText().contains("layer3.1/conv2")) << props->toPlainText().toStdString();
