@@ -34,6 +34,7 @@
 #include "MemoryChartView.h"
 #include "ScheduleView.h"
 #include "placement/DeviceModel.h"
+#include "placement/RegalEngine.h"
 #include "NodeTableModel.h"
 #include "graph/Loaders.h"
 
@@ -67,6 +68,9 @@ QString attrText(const AttrValue& v) {
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+    // The learned engine lives in graphopt_nn; registering it here (idempotent) puts REGAL in the
+    // run panel's engine list for every window: the application, the tests and the benchmarks.
+    registerRegalEngine();
     setWindowTitle(tr("GraphOpt Studio"));
     setObjectName("mainWindow");
     view_ = new GraphView(this);
