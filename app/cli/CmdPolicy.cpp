@@ -248,7 +248,7 @@ int cmdTrainPolicy(const ArgList& argv) {
 
 int cmdEvalPolicy(const ArgList& argv) {
     Args args(argv,
-              {"objective", "devices", "test", "budget", "seeds", "threads", "policy", "baselines", "tuned-params", "tune-on"},
+              {"objective", "devices", "test", "budget", "seeds", "threads", "policy", "baselines", "tuned-params", "tune-on", "action"},
               {"json", "tune-grid"});
     if (!args.positional().empty()) throw UsageError("unexpected argument '" + args.positional()[0] + "'");
     const std::string objectiveName = args.getChoice("objective", "runtime", {"runtime", "memory"});
@@ -257,6 +257,7 @@ int cmdEvalPolicy(const ArgList& argv) {
     o.budget = args.getInt("budget", 5000, 1, int64_t(1) << 30);
     o.seeds = int(args.getInt("seeds", 3, 1, 100));
     o.threads = int(args.getInt("threads", 2, 1, 256));
+    o.sampleActions = args.getChoice("action", "greedy", {"greedy", "sample"}) == "sample";
     if (args.has("baselines")) {
         o.baselines = splitList(args.get("baselines", ""));
         for (const auto& b : o.baselines) findPlacementEngine(b);  // fail early on a bad name

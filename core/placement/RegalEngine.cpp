@@ -50,6 +50,9 @@ SearchOutcome regalEngine(const SearchContext& ctx) {
     const std::string objective = objectiveName(ctx.problem->options.objective);
     std::string path = ctx.params.value("policy", "");
     if (path.empty()) path = regal::findDefaultPolicy(objective, ctx.devices.name, regal::policySourceDir());
+    const std::string mode = ctx.params.value("action", "greedy");
+    if (mode != "greedy" && mode != "sample") throw std::invalid_argument("params.action must be greedy or sample");
+    const bool sampled = mode == "sample";
     regal::PolicyAction action;
     {
         PolicyCache& c = cache();
@@ -61,12 +64,15 @@ SearchOutcome regalEngine(const SearchContext& ctx) {
         auto it = c.models.find(key);
         if (ec || it == c.models.end()) it = c.models.insert_or_assign(key, regal::loadPolicyModel(path)).first;
         const regal::PolicyFeatures f = regal::extractFeatures(ctx.graph, ctx.devices, *ctx.problem);
-        action = regal::greedyAction(it->second->predict(f));
+        const regal::PolicyOutput probs = it->second->predict(f);
+        Rng rng = Rng::stream(ctx.seed, regal::kActionStream, 0);
+        action = sampled ? regal::sampleAction(probs, rng) : regal::greedyAction(probs);
     }
     const double inferenceS = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     SearchOutcome out = brkgaEngine(ctx, regal::biasFromAction(action, ctx.deviceCount() + 1));
     out.info["policy"] = path;
     out.info["inference_s"] = inferenceS;
+    out.info["action"] = mode;
     return out;
 }
 

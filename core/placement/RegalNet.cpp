@@ -3,7 +3,9 @@
 //   x_v   = [embedding(op_v), numeric_v]                       (numeric includes device context)
 //   h^0_v = ReLU(W_in x_v + b_in)
 //   h^{r+1}_v = LayerNorm(h^r_v + ReLU(W_self h^r_v + W_pred mean_{u->v} h^r_u + W_succ mean_{v->w} h^r_w))
-//   z_v   = [h^R_v, mean_u h^R_u]                              (graph readout on every node)
+//   z_v   = [h^R_v, mean_u h^R_u, numeric_v]     (graph readout on every node; the raw features
+//                                                  give the heads linear access to e.g. the
+//                                                  weight share before a node, to split graphs)
 //   beta logits_v  = W_beta z_v + b_beta   -> (d+1) x |betaChoices|
 //   cross logits_v = W_cross z_v + b_cross -> |crossoverChoices|
 //
@@ -41,8 +43,8 @@ public:
             addConst(p + "norm.weight", {H}, 1.0);
             addConst(p + "norm.bias", {H}, 0.0);
         }
-        linear("beta_head", 2 * H, (c.devices + 1) * B, rng);
-        linear("cross_head", 2 * H, C, rng);
+        linear("beta_head", 2 * H + kNumericFeatures, (c.devices + 1) * B, rng);
+        linear("cross_head", 2 * H + kNumericFeatures, C, rng);
         // Start close to plain BRKGA: small head weights, and a bias that makes Beta(1,1) and
         // rho 0.7 the most likely choices while leaving every choice room to be explored.
         torch::NoGradGuard ng;
@@ -192,7 +194,7 @@ private:
             }
             h = torch::layer_norm(h + torch::relu(m), {H}, param(p + "norm.weight"), param(p + "norm.bias"));
         }
-        auto z = torch::cat({h, h.mean(0, true).expand({n, H})}, 1);
+        auto z = torch::cat({h, h.mean(0, true).expand({n, H}), numeric}, 1);
         auto beta = lin(z, "beta_head").view({n, config_.devices + 1, int64_t(betaChoices().size())});
         auto cross = lin(z, "cross_head");
         return {beta, cross};

@@ -73,6 +73,8 @@ struct PolicyAction {
 };
 
 PolicyAction sampleAction(const PolicyOutput& out, Rng& rng);
+// The stream a placement run draws its sampled action from: Rng::stream(seed, kActionStream, 0).
+constexpr uint64_t kActionStream = 0xAC7104ull;
 PolicyAction greedyAction(const PolicyOutput& out);  // the most probable choice everywhere
 double actionLogProb(const PolicyOutput& out, const PolicyAction& a);
 KeyBias biasFromAction(const PolicyAction& a, int keysPerNode);

@@ -255,7 +255,9 @@ GraphEvaluation evaluatePolicy(PolicyModel& model, const PolicyGraph& g, const D
         // REGAL's time includes feature extraction and inference, as in the engine.
         t0 = std::chrono::steady_clock::now();
         const PolicyFeatures f = extractFeatures(*g.graph, devices, *g.problem);
-        const PolicyAction a = greedyAction(model.predict(f));
+        const PolicyOutput probs = model.predict(f);
+        Rng rng = Rng::stream(uint64_t(s), kActionStream, 0);
+        const PolicyAction a = o.sampleActions ? sampleAction(probs, rng) : greedyAction(probs);
         ev.inferenceS += secondsSince(t0);
         ev.regal.push_back(runBrkga(g, devices, biasFromAction(a, f.d + 1), o.budget, uint64_t(s), o.threads));
         ev.regalS += secondsSince(t0);

@@ -115,6 +115,7 @@ struct EvalOptions {
     int threads = 2;
     std::vector<std::string> baselines;                 // engine names, e.g. heft, single, xla-best
     nlohmann::json tunedParams;                         // BRKGA params; null = no tuned column
+    bool sampleActions = false;  // draw the action from the policy (seeded by the BRKGA seed) instead of greedy
 };
 
 struct GraphEvaluation {
