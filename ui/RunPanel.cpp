@@ -39,6 +39,7 @@ QString engineHelp(const QString& e) {
 RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     auto* form = new QFormLayout();
     engine_ = new QComboBox(this);
+    engine_->setObjectName("engine");
     for (const auto& name : placementEngineNames()) {
         const QString e = QString::fromStdString(name);
         engine_->addItem(e, e);

@@ -23,6 +23,7 @@
 #include "MemoryChartView.h"
 #include "store/RunStore.h"
 #include <QTextBrowser>
+#include <QComboBox>
 #include <QGraphicsItem>
 #include <QGraphicsScene>
 
@@ -141,6 +142,45 @@ TEST(MainWindow, RunsBrkgaLiveAndStoresTheRun) {
     EXPECT_GT(run.eventCount, 0);
     ASSERT_TRUE(run.bestCost.has_value());
     EXPECT_DOUBLE_EQ(*run.bestCost, w.lastResult()->cost);
+}
+
+// REGAL from the run panel with the shipped policy, after BRKGA on the same model: both curves
+// overlay in one chart and both runs are stored under their engine.
+TEST(MainWindow, RegalRunsWithTheShippedPolicyAndOverlaysBrkga) {
+    QTemporaryDir dir;
+    MainWindow w;
+    const QString db = dir.filePath("runs.db");
+    w.setDatabasePath(db);
+    auto* engines = w.runPanel()->findChild<QComboBox*>("engine");
+    ASSERT_NE(engines, nullptr);
+    EXPECT_GE(engines->findData("regal"), 0);
+    QSignalSpy loaded(&w, &MainWindow::modelLoaded);
+    QSignalSpy done(&w, &MainWindow::runFinished);
+    QSignalSpy failed(&w, &MainWindow::runFailed);
+    w.openModel(kModels + "googlenet.onnx");
+    ASSERT_TRUE(loaded.wait(60000));
+    int expected = 0;
+    for (const char* engine : {"brkga", "regal"}) {
+        ++expected;
+        graphopt::RunSpec spec = w.runPanel()->spec();
+        spec.engine = engine;
+        spec.objective = "runtime";
+        spec.budget = 1000;
+        spec.seed = 2;
+        w.runPanel()->setSpec(spec);
+        ASSERT_TRUE(w.startRun()) << engine;
+        for (int i = 0; i < 1200 && done.count() < expected && failed.isEmpty(); ++i) QTest::qWait(100);
+        ASSERT_TRUE(failed.isEmpty()) << engine << ": " << failed.first().first().toString().toStdString();
+        ASSERT_EQ(done.count(), expected) << engine << " did not finish in 120 s";
+    }
+    EXPECT_EQ(w.convergenceChart()->runCount(), 2);
+    graphopt::RunStore store(db.toStdString());
+    EXPECT_EQ(store.run(done.at(0).first().toLongLong()).run.engine, "brkga");
+    const auto regal = store.run(done.at(1).first().toLongLong());
+    EXPECT_EQ(regal.run.engine, "regal");
+    EXPECT_EQ(regal.run.status, graphopt::RunStatus::Finished);
+    ASSERT_NE(w.lastResult(), nullptr);
+    EXPECT_EQ(w.lastResult()->evaluations, 1000);
 }
 
 TEST(MainWindow, CancelKeepsTheBestSoFarAndStoresTheRunAsCancelled) {
