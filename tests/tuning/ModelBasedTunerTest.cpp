@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "TunerRuns.h"
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -17,24 +18,8 @@ using namespace graphopt::tuning;
 
 namespace {
 
-TuningResult runTuner(const std::string& name, const TuningTask& task, int64_t budget, uint64_t seed, int batch = 8,
-                      const nlohmann::json& params = nlohmann::json::object(), std::vector<ProgressEvent>* events = nullptr) {
-    SimulatedMeasurer m(seed);
-    TuningRunOptions o;
-    o.budget = budget;
-    o.batchSize = batch;
-    o.seed = seed;
-    TuningRun run(task, m, makeTuner(name, task, seed, params), o);
-    return run.run([&](const ProgressEvent& e) {
-        if (events) events->push_back(e);
-    });
-}
-
-std::set<ConfigIndex> configsOf(const TuningResult& r) {
-    std::set<ConfigIndex> s;
-    for (const auto& m : r.measurements) s.insert(m.result.config);
-    return s;
-}
+using test::configsOf;
+using test::runTuner;
 
 // A smooth score over the normalized knobs with its maximum at `target`.
 ScoreFn bowl(const KnobSpace& space, const std::vector<double>& target) {

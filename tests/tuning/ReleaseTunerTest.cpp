@@ -9,6 +9,7 @@
 #include <set>
 
 #include "GraphoptCli.h"
+#include "TunerRuns.h"
 #include "tuning/LearnedTuners.h"
 #include "tuning/SimulatedMeasurer.h"
 #include "tuning/TemplateSpace.h"
@@ -22,25 +23,14 @@ namespace {
 // Small agent settings keep the suite fast; the defaults are exercised by the CLI test and the bench.
 const nlohmann::json kQuick = {{"episodes", 32}, {"steps", 100}};
 
+// `release` lives in graphopt_nn: registered before each run.
 TuningResult runTuner(const std::string& name, const TuningTask& task, int64_t budget, uint64_t seed, int batch,
                       const nlohmann::json& params, std::vector<ProgressEvent>* events = nullptr) {
     registerLearnedTuners();
-    SimulatedMeasurer m(seed);
-    TuningRunOptions o;
-    o.budget = budget;
-    o.batchSize = batch;
-    o.seed = seed;
-    TuningRun run(task, m, makeTuner(name, task, seed, params), o);
-    return run.run([&](const ProgressEvent& e) {
-        if (events) events->push_back(e);
-    });
+    return test::runTuner(name, task, budget, seed, batch, params, events);
 }
 
-std::set<ConfigIndex> configsOf(const TuningResult& r) {
-    std::set<ConfigIndex> s;
-    for (const auto& m : r.measurements) s.insert(m.result.config);
-    return s;
-}
+using test::configsOf;
 
 nlohmann::json with(nlohmann::json a, const nlohmann::json& b) {
     a.update(b);

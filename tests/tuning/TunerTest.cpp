@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "TunerRuns.h"
 #include <algorithm>
 #include <set>
 
@@ -12,21 +13,8 @@ using namespace graphopt::tuning;
 
 namespace {
 
-TuningResult runTuner(const std::string& name, const TuningTask& task, int64_t budget, uint64_t seed, int batch = 8) {
-    SimulatedMeasurer m(seed);
-    TuningRunOptions o;
-    o.budget = budget;
-    o.batchSize = batch;
-    o.seed = seed;
-    TuningRun run(task, m, makeTuner(name, task, seed), o);
-    return run.run();
-}
-
-std::set<ConfigIndex> configsOf(const TuningResult& r) {
-    std::set<ConfigIndex> s;
-    for (const auto& m : r.measurements) s.insert(m.result.config);
-    return s;
-}
+using test::configsOf;
+using test::runTuner;
 
 class EveryTuner : public ::testing::TestWithParam<std::string> {};
 
