@@ -134,17 +134,17 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
         std::fill(count_.begin(), count_.end(), 0);
         for (int t = 0; t < nt; ++t)
             for (int i = consStart[t]; i < consStart[t + 1]; ++i) ++count[t * d + dev[consNodes[i]]];
-    }
-    if constexpr (Memory) for (int t = 0; t < nt; ++t) {
-        int* pt = pending + t * d;
-        const int* ct = count + t * d;
-        int sends = 0;
-        const int src = t < P.firstInput ? dev[P.tensorProducer[t]] : -1;
-        for (int k = 0; k < d; ++k) {
-            pt[k] = ct[k];
-            if (k != src && ct[k] > 0) ++sends;
+        for (int t = 0; t < nt; ++t) {
+            int* pt = pending + t * d;
+            const int* ct = count + t * d;
+            int sends = 0;
+            const int src = t < P.firstInput ? dev[P.tensorProducer[t]] : -1;
+            for (int k = 0; k < d; ++k) {
+                pt[k] = ct[k];
+                if (k != src && ct[k] > 0) ++sends;
+            }
+            if (src >= 0) pt[src] += sends;
         }
-        if (src >= 0) pt[src] += sends;
     }
 
     std::fill(level_.begin(), level_.end(), 0);
@@ -213,6 +213,14 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
             i = parent;
         }
         h[i] = key;
+    };
+    // A tensor became present on device k for consumer c: c counts one input down if it runs on k,
+    // and is ready when none is left. Branch-free on the (random) device test; a consumer on
+    // another device is left alone (it may already be running, with a count of zero).
+    auto inputArrived = [&](int c, int k) {
+        const int here = dev[c] == k;
+        remaining[c] -= here;
+        if ((remaining[c] | (here ^ 1)) == 0) pushReady(c);
     };
     auto popReady = [&](int k) {
         uint64_t* h = ready_.data() + size_t(k) * n;
@@ -315,12 +323,9 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
                 const int t = P.outTensors[i];
                 uint64_t elsewhere = 0;  // devices other than k with a consumer: each gets a copy
                 for (int j = consStart[t]; j < consStart[t + 1]; ++j) {
-                    const int c = consNodes[j], dc = dev[c];
-                    elsewhere |= uint64_t(1) << dc;
-                    // Branch-free on the (random) device test: only a consumer here counts down.
-                    const int here = dc == k;
-                    remaining[c] -= here;
-                    if ((remaining[c] | (here ^ 1)) == 0) pushReady(c);
+                    const int c = consNodes[j];
+                    elsewhere |= uint64_t(1) << dev[c];
+                    inputArrived(c, k);
                 }
                 elsewhere &= ~(uint64_t(1) << k);
                 for (; elsewhere; elsewhere &= elsewhere - 1) {
@@ -356,10 +361,7 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
             if (Memory && linkArrive[l] >= 0) starting[nStarting++] = linkArrive[l];  // the next one starts now
             const int t = int(xf[x].id / d), k2 = int(xf[x].id % d);
             for (int j = consStart[t]; j < consStart[t + 1]; ++j) {
-                const int c = consNodes[j];
-                const int here = dev[c] == k2;
-                remaining[c] -= here;
-                if ((remaining[c] | (here ^ 1)) == 0) pushReady(c);
+                inputArrived(consNodes[j], k2);
             }
             const int src = dev[P.tensorProducer[t]];
             if (Memory && --pending[t * d + src] == 0 && !P.tensorIsOutput[t]) release(src, P.tensorBytes[t], now);
