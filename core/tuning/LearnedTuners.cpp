@@ -1,7 +1,6 @@
 #include "tuning/LearnedTuners.h"
 
 #include <set>
-#include <stdexcept>
 #include <string>
 
 #include "tuning/ModelBasedTuner.h"
@@ -17,17 +16,11 @@ std::unique_ptr<Tuner> makeReleaseTuner(const TunerContext& context) {
     XgbOptions x;
     x.objective = XgbObjective::Regression;
     PpoParams p;
-    try {
-        std::set<std::string> known;
+    readTunerParams(o.name, context.params, [&](std::set<std::string>& known) {
         o.readParams(context.params, known);
         x.readParams(context.params, known);
         p = PpoParams::fromJson(context.params, &known);
-        rejectUnknownParams(o.name, context.params, known);
-    } catch (const std::invalid_argument& e) {
-        const std::string msg = e.what();
-        if (msg.rfind(o.name + ":", 0) == 0) throw;
-        throw std::invalid_argument(o.name + ": " + msg);
-    }
+    });
     return makeModelBasedTuner(context, std::move(o), makeXgbCostModel(context, x), std::make_unique<PpoExplorer>(p));
 }
 

@@ -51,7 +51,16 @@ void ModelBasedOptions::readParams(const nlohmann::json& params, std::set<std::s
     }
 }
 
-void rejectUnknownParams(const std::string& tuner, const nlohmann::json& params, const std::set<std::string>& known) {
+void readTunerParams(const std::string& tuner, const nlohmann::json& params,
+                     const std::function<void(std::set<std::string>& known)>& read) {
+    std::set<std::string> known;
+    try {
+        read(known);
+    } catch (const std::invalid_argument& e) {
+        const std::string msg = e.what();
+        if (msg.rfind(tuner + ":", 0) == 0) throw;
+        throw std::invalid_argument(tuner + ": " + msg);
+    }
     if (!params.is_object()) throw std::invalid_argument(tuner + ": tuner parameters must be a JSON object");
     for (const auto& [key, value] : params.items()) {
         if (known.count(key)) continue;
@@ -241,17 +250,11 @@ std::unique_ptr<Tuner> makeAutoTvmTuner(const TunerContext& context, bool adapti
     XgbOptions x;
     x.objective = XgbObjective::Rank;
     AnnealingOptions a;
-    try {
-        std::set<std::string> known;
+    readTunerParams(o.name, context.params, [&](std::set<std::string>& known) {
         o.readParams(context.params, known);
         x.readParams(context.params, known);
         a.readParams(context.params, known);
-        rejectUnknownParams(o.name, context.params, known);
-    } catch (const std::invalid_argument& e) {
-        const std::string msg = e.what();
-        if (msg.rfind(o.name + ":", 0) == 0) throw;
-        throw std::invalid_argument(o.name + ": " + msg);
-    }
+    });
     return makeModelBasedTuner(context, std::move(o), makeXgbCostModel(context, x),
                                std::make_unique<AnnealingExplorer>(a));
 }

@@ -30,6 +30,7 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -62,9 +63,11 @@ struct ModelBasedOptions {
     void readParams(const nlohmann::json& params, std::set<std::string>& known);
 };
 
-// Throws std::invalid_argument("<tuner>: unknown parameter 'x' (known: ...)") for a key of
-// `params` not in `known`.
-void rejectUnknownParams(const std::string& tuner, const nlohmann::json& params, const std::set<std::string>& known);
+// A model-based tuner's --tuner-params: `read` reads its parts' parameters, adding the names it
+// knows to `known`; then any other key is refused ("<tuner>: unknown parameter 'x' (known: ...)").
+// Every error is a std::invalid_argument whose message starts with "<tuner>: ".
+void readTunerParams(const std::string& tuner, const nlohmann::json& params,
+                     const std::function<void(std::set<std::string>& known)>& read);
 
 class ModelBasedTuner : public Tuner {
 public:
