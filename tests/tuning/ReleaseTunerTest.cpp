@@ -66,20 +66,10 @@ TEST(ReleaseTuner, IsDeterministicForASeed) {
 // random search on the simulated CPU, averaged over tasks and seeds: an agent or model that did
 // nothing useful would tie random on average and fail.
 TEST(ReleaseTuner, BeatsRandomSearchAtEqualMeasurements) {
-    const std::vector<TuningTask> tasks = {makeConv2d(1, 64, 56, 56, 64, 3, 1, 1),
-                                           makeConv2d(1, 128, 28, 28, 128, 3, 1, 1), makeDense(64, 512, 256)};
-    double ratioSum = 0;
-    int cases = 0, wins = 0;
-    for (const auto& t : tasks)
-        for (uint64_t seed : {1, 2}) {
-            const double tuned = runTuner("release", t, 128, seed, 16, kQuick).bestGflops();
-            const double random = runTuner("random", t, 128, seed, 16, nlohmann::json::object()).bestGflops();
-            ratioSum += tuned / random;
-            wins += tuned > random;
-            ++cases;
-        }
-    EXPECT_GT(ratioSum / cases, 1.05);
-    EXPECT_GE(wins, cases - 1);
+    registerLearnedTuners();
+    const test::AgainstRandom r = test::againstRandom("release", kQuick);
+    EXPECT_GT(r.meanRatio, 1.05);
+    EXPECT_GE(r.wins, r.cases - 1);  // strictly faster
 }
 
 TEST(ReleaseTuner, ReportsTheAgentAndTheClustersInProgressEvents) {
