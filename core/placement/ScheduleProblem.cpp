@@ -1,6 +1,7 @@
 #include "placement/ScheduleProblem.h"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 namespace graphopt {
@@ -111,6 +112,12 @@ ScheduleProblem::ScheduleProblem(const Graph& g, const DeviceModel& m, ScheduleO
         consNodes.insert(consNodes.end(), c.begin(), c.end());
         consStart.push_back(static_cast<int>(consNodes.size()));
     }
+    soleOutput.resize(n);
+    for (int v = 0; v < n; ++v)
+        if (outStart[v + 1] - outStart[v] == 1 && ctrlStart[v] == ctrlStart[v + 1]) {
+            const int t = outTensors[outStart[v]];
+            soleOutput[v] = {consStart[t], consStart[t + 1], tensorBytes[t]};
+        }
     weightStart.assign(1, 0);
     for (auto& w : weightUsers) {
         weightNodes.insert(weightNodes.end(), w.begin(), w.end());
@@ -126,6 +133,9 @@ ScheduleProblem::ScheduleProblem(const Graph& g, const DeviceModel& m, ScheduleO
                 linkInvBandwidth[a * d + b] = 1.0 / m.link(a, b).bandwidth;
                 offDiagonalLinks.push_back(a * d + b);
             }
+    minLinkLatency = std::numeric_limits<double>::infinity();
+    for (int l : offDiagonalLinks) minLinkLatency = std::min(minLinkLatency, linkLatency[l]);
+    if (offDiagonalLinks.empty()) minLinkLatency = 0;
     capacity.resize(d);
     for (int k = 0; k < d; ++k) capacity[k] = m.devices[k].memoryBytes;
     double worst = 0;  // every tensor (at most one copy per device), every weight, one temporary

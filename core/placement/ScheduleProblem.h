@@ -46,6 +46,16 @@ struct ScheduleProblem {
     std::vector<int> ctrlStart, ctrlSucc;   // node -> control successors
     std::vector<int> consStart, consNodes;  // local tensor -> distinct consumer nodes
 
+    // Per node with exactly one output tensor and no control successors (nearly every node): that
+    // tensor's consumers, consNodes[consBegin, consEnd), and its bytes, so that the runtime-only
+    // decoder reaches them in one load. consEnd = -1 for the other nodes.
+    struct SoleOutput {
+        int consBegin = 0, consEnd = -1;
+        int64_t bytes = 0;
+    };
+    std::vector<SoleOutput> soleOutput;  // n
+    double minLinkLatency = 0;           // over the links between distinct devices
+
     std::vector<int64_t> tensorBytes;     // numTensors
     std::vector<int> tensorProducer;      // numTensors, -1 for graph inputs
     std::vector<uint8_t> tensorIsOutput;  // numTensors

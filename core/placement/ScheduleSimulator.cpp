@@ -6,6 +6,14 @@
 #include <limits>
 #include <stdexcept>
 
+// The decoders' helpers are lambdas over the decoding's local state; inlined, that state stays in
+// registers (GCC otherwise keeps several of them out of line, at about a third more time).
+#if defined(__GNUC__)
+#define INLINE __attribute__((always_inline))
+#else
+#define INLINE
+#endif
+
 namespace graphopt {
 
 namespace {
@@ -62,6 +70,13 @@ ScheduleSimulator::ScheduleSimulator(std::shared_ptr<const ScheduleProblem> prob
     peak_.resize(d);
     weightMark_.resize(d);
     keyScratch_.resize(n * (d + 1));
+    nodeState_.resize(n);
+    nodeCost_.resize(n);
+    released_.resize(std::max<size_t>(1, n * d));
+    releasedSize_.resize(d);
+    runOut_.resize(d);
+    next_.resize(d);
+    arrive_.resize(d);
 }
 
 ScheduleCosts ScheduleSimulator::evaluate(std::span<const double> keys) {
@@ -73,10 +88,10 @@ ScheduleCosts ScheduleSimulator::fast(const double* keys) {
     // Runtime objective and no device can overflow whatever the schedule: the peak cannot change
     // the cost, so the memory accounting is skipped (about a third of the work).
     if (p_->d == 2) {
-        if (p_->runtimeCannotOverflow) return run<false, false, 2>(keys, nullptr);
+        if (p_->runtimeCannotOverflow) return runtimeOnly<2>(keys);
         return run<false, true, 2>(keys, nullptr);
     }
-    if (p_->runtimeCannotOverflow) return run<false, false, 0>(keys, nullptr);
+    if (p_->runtimeCannotOverflow) return runtimeOnly<0>(keys);
     return run<false, true, 0>(keys, nullptr);
 }
 
@@ -388,10 +403,271 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
     return out;
 }
 
+// The runtime-only decoder: the same schedule as run<> (same placement, same choice of op whenever
+// a device is free, same FIFO transfers), found with fewer events, because without memory accounting
+// no transfer needs an event of its own:
+//  - A transfer's arrival time is known when its producer ends (its link is FIFO and its start is
+//    max(link free, now)), so an op end counts down every consumer at once, local ones with input
+//    time `now`, remote ones with the arrival time. An op whose last input is determined is
+//    released at the latest of its input times into its device's pending heap (earliest first).
+//  - A free device moves the releases due by then into its ready heap and starts the best, exactly
+//    as run<> does after processing every event at that time.
+//  - A device's next event is its running op's end or, idle, its earliest pending release (a
+//    wake-up). Lookahead removes most wake-ups: an idle device whose earliest release is at `a`
+//    starts at `a` at once when nothing can be released to it before `a`, i.e. when every other
+//    device's next event plus the smallest link latency is later than `a` (what another device
+//    sends arrives at least one latency after one of its ops ends). Control edges release at the
+//    end time itself, so a graph with any turns lookahead off.
+// Simultaneous events are all processed before any device chooses, as in run<>. Per event the work
+// is one op end: its sole output's consumers are one load away (ScheduleProblem::soleOutput), and
+// a heap is touched only when more than one op competes. Costs are bit-identical to run<> (same
+// arithmetic in the same order); SchedulePropertyTest holds them to it.
+template <int D>
+ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
+    const ScheduleProblem& P = *p_;
+    const int n = P.n, d = D > 0 ? D : P.d;
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    int* dev = dev_.data();
+    NodeState* N = nodeState_.data();
+    double* cost = nodeCost_.data();
+    const int* initial = P.initialRemaining.data();
+    const double* opCost = P.opCost.data();
+    for (int v = 0; v < n; ++v) {
+        const double* kv = keys + size_t(v) * (d + 1);
+        int best = 0;
+        double bk = kv[0];
+        for (int k = 1; k < d; ++k)
+            if (kv[k] > bk) bk = kv[k], best = k;
+        dev[v] = best;
+        const double pr = kv[d];
+        const float prio = pr > 0 ? float(pr) : 0.0f;
+        uint32_t bits;
+        std::memcpy(&bits, &prio, sizeof bits);
+        N[v] = {0.0, bits, initial[v]};
+        cost[v] = opCost[size_t(v) * d + best];
+    }
+    std::fill(peak_.begin(), peak_.end(), 0);
+
+    // Per-device state. With the device count known at compile time it lives on the stack: the
+    // compiler then knows that no store to a node's state changes it and keeps it in registers.
+    constexpr int kLocal = D > 0 ? D : 1;
+    int readySizeLocal[kLocal], pendingSizeLocal[kLocal], runNodeLocal[kLocal];
+    double nextLocal[kLocal], linkFreeLocal[kLocal * kLocal], arriveLocal[kLocal];
+    ScheduleProblem::SoleOutput runOutLocal[kLocal];
+    int* readySize = D > 0 ? readySizeLocal : readySize_.data();
+    int* pendingSize = D > 0 ? pendingSizeLocal : releasedSize_.data();
+    int* runNode = D > 0 ? runNodeLocal : runNode_.data();
+    double* next = D > 0 ? nextLocal : next_.data();
+    double* linkFree = D > 0 ? linkFreeLocal : linkFree_.data();
+    double* arrive = D > 0 ? arriveLocal : arrive_.data();
+    ScheduleProblem::SoleOutput* runOut = D > 0 ? runOutLocal : runOut_.data();
+    std::fill_n(readySize, d, 0);
+    std::fill_n(pendingSize, d, 0);
+    std::fill_n(runNode, d, -1);
+    std::fill_n(next, d, inf);
+    std::fill_n(linkFree, d * d, 0.0);
+    uint64_t* readyHeaps = ready_.data();
+    Pending* pendingHeaps = released_.data();
+    auto keyOf = [N](int v) INLINE { return (uint64_t(N[v].prioBits) << 32) | uint64_t(0xFFFFFFFFu - uint32_t(v)); };
+    auto pushReady = [&](int k, uint64_t key) INLINE {
+        uint64_t* h = readyHeaps + size_t(k) * n;
+        int i = readySize[k]++;
+        while (i > 0) {
+            const int parent = (i - 1) >> 1;
+            if (h[parent] >= key) break;
+            h[i] = h[parent];
+            i = parent;
+        }
+        h[i] = key;
+    };
+    auto popReady = [&](int k) INLINE {
+        uint64_t* h = readyHeaps + size_t(k) * n;
+        const uint64_t top = h[0];
+        const int size = --readySize[k];
+        const uint64_t last = h[size];
+        int i = 0;
+        for (;;) {
+            int c = 2 * i + 1;
+            if (c >= size) break;
+            c += (c + 1 < size) & (h[c + 1] > h[c]);
+            if (h[c] <= last) break;
+            h[i] = h[c];
+            i = c;
+        }
+        h[i] = last;
+        return readyNode(top);
+    };
+    auto pushPending = [&](int k, double at, int v) INLINE {
+        Pending* h = pendingHeaps + size_t(k) * n;
+        int i = pendingSize[k]++;
+        while (i > 0) {
+            const int parent = (i - 1) >> 1;
+            if (h[parent].at <= at) break;
+            h[i] = h[parent];
+            i = parent;
+        }
+        h[i] = {at, v};
+    };
+    auto pendingTop = [&](int k) INLINE { return pendingSize[k] > 0 ? pendingHeaps[size_t(k) * n].at : inf; };
+    auto popPending = [&](int k) INLINE {
+        Pending* h = pendingHeaps + size_t(k) * n;
+        const Pending top = h[0];
+        const int size = --pendingSize[k];
+        const Pending last = h[size];
+        int i = 0;
+        for (;;) {
+            int c = 2 * i + 1;
+            if (c >= size) break;
+            c += (c + 1 < size) & (h[c + 1].at < h[c].at);
+            if (h[c].at >= last.at) break;
+            h[i] = h[c];
+            i = c;
+        }
+        h[i] = last;
+        return top.node;
+    };
+
+    const ScheduleProblem::SoleOutput* sole = P.soleOutput.data();
+    const int* consStart = P.consStart.data();
+    const int* consNodes = P.consNodes.data();
+    const double* latency = P.linkLatency.data();
+    const double* invBandwidth = P.linkInvBandwidth.data();
+    const bool lookahead = P.ctrlSucc.empty();
+    const double minLatency = P.minLinkLatency;
+    double now = 0, makespan = 0;
+    int started = 0;
+
+    // An input of c is determined: present on c's device from `at`. When c's device will choose
+    // its next op no earlier than c's release (now, or at the end of the op it runs), c goes
+    // straight to the ready heap.
+    auto release = [&](int c, double at) INLINE {
+        NodeState& s = N[c];
+        s.readyAt = at > s.readyAt ? at : s.readyAt;
+        if (--s.remaining == 0) {
+            const int k = dev[c];
+            if (s.readyAt <= now || (runNode[k] >= 0 && s.readyAt <= next[k]))
+                pushReady(k, keyOf(c));
+            else
+                pushPending(k, s.readyAt, c);
+        }
+    };
+    auto start = [&](int k, int v, double at) INLINE {
+        runNode[k] = v;
+        next[k] = at + cost[v];
+        runOut[k] = sole[v];
+        ++started;
+    };
+    // Device k starts at f the best op released by f. Commonly one release is due and nothing else
+    // is ready: it starts without passing through the ready heap.
+    auto startAt = [&](int k, double f) INLINE {
+        if (readySize[k] == 0) {
+            const int v = popPending(k);
+            if (pendingTop(k) > f) return start(k, v, f);
+            pushReady(k, keyOf(v));
+        }
+        while (pendingTop(k) <= f) pushReady(k, keyOf(popPending(k)));
+        start(k, popReady(k), f);
+    };
+    // The devices other than k, for i = 1 .. d-1 (for two devices, k ^ 1 without a branch).
+    auto other = [d](int k, int i) INLINE {
+        const int j = k + i;
+        return j >= d ? j - d : j;
+    };
+    // What another device sends can reach k no earlier than this (see above).
+    auto earliestArrival = [&](int k) INLINE {
+        double m = inf;
+        for (int i = 1; i < d; ++i) m = std::min(m, next[other(k, i)]);
+        return m + minLatency;
+    };
+    // An idle device: starts now, or at its earliest pending release when lookahead allows, or
+    // waits for that release.
+    auto settle = [&](int k) INLINE {
+        const double a = pendingTop(k);
+        if (readySize[k] > 0 || a <= now) return startAt(k, now);
+        if (lookahead && a < earliestArrival(k)) return startAt(k, a);
+        next[k] = a;
+    };
+    // The consumers consNodes[b, e) of a tensor of `bytes` produced on k at `now`: a copy goes to
+    // every other device with a consumer (FIFO on the link, as in run<>), and each consumer counts
+    // the input down with its time of arrival on its device.
+    auto produce = [&](int k, int b, int e, int64_t bytes) INLINE {
+        if constexpr (D == 2) {
+            // One other device: its arrival time is computed up front and the link committed only
+            // when a consumer is there, so the loop has no branch on the devices.
+            const int l = k * 2 + (k ^ 1);
+            const double begin = linkFree[l] > now ? linkFree[l] : now;
+            const double end = begin + latency[l] + double(bytes) * invBandwidth[l];
+            int remote = 0;
+            for (int j = b; j < e; ++j) {
+                const int c = consNodes[j];
+                const int here = dev[c] == k;
+                remote |= here ^ 1;
+                release(c, here ? now : end);
+            }
+            linkFree[l] = remote ? end : linkFree[l];
+        } else {
+            uint64_t devices = 0;
+            for (int j = b; j < e; ++j) devices |= uint64_t(1) << dev[consNodes[j]];
+            arrive[k] = now;
+            for (uint64_t m = devices & ~(uint64_t(1) << k); m; m &= m - 1) {
+                const int k2 = std::countr_zero(m);
+                const int l = k * d + k2;
+                const double begin = linkFree[l] > now ? linkFree[l] : now;
+                linkFree[l] = arrive[k2] = begin + latency[l] + double(bytes) * invBandwidth[l];
+            }
+            for (int j = b; j < e; ++j) release(consNodes[j], arrive[dev[consNodes[j]]]);
+        }
+    };
+    auto opEnd = [&](int k) INLINE {
+        const int v = runNode[k];
+        runNode[k] = -1;
+        makespan = now;
+        const ScheduleProblem::SoleOutput out = runOut[k];
+        if (out.consEnd >= 0) return produce(k, out.consBegin, out.consEnd, out.bytes);
+        for (int i = P.outStart[v]; i < P.outStart[v + 1]; ++i) {
+            const int t = P.outTensors[i];
+            produce(k, consStart[t], consStart[t + 1], P.tensorBytes[t]);
+        }
+        for (int i = P.ctrlStart[v]; i < P.ctrlStart[v + 1]; ++i) release(P.ctrlSucc[i], now);
+    };
+
+    for (int v = 0; v < n; ++v)
+        if (N[v].remaining == 0) pushReady(dev[v], keyOf(v));
+    for (int k = 0; k < d; ++k) settle(k);
+    for (;;) {
+        int k = 0;
+        for (int j = 1; j < d; ++j) k = next[j] < next[k] ? j : k;
+        now = next[k];
+        if (now == inf) break;
+        bool simultaneous = false;
+        for (int i = 1; i < d; ++i) simultaneous |= next[other(k, i)] == now;
+        if (simultaneous) [[unlikely]] {
+            for (int j = 0; j < d; ++j)
+                if (next[j] == now && runNode[j] >= 0) opEnd(j);
+        } else if (runNode[k] >= 0) {
+            opEnd(k);  // else a wake-up: k's earliest pending release is due
+        }
+        // k first (it is idle now), then any other idle device: releases may have reached it,
+        // and k's new next event may let its lookahead start it.
+        if (runNode[k] < 0) settle(k);
+        for (int i = 1; i < d; ++i)
+            if (const int j = other(k, i); runNode[j] < 0) settle(j);
+    }
+    if (started != n) throw std::logic_error("ScheduleSimulator: some ops never became ready (is the graph a DAG?)");
+
+    ScheduleCosts out;
+    out.makespan = makespan;
+    out.memoryTracked = false;
+    out.cost = makespan;
+    return out;
+}
+
 template ScheduleCosts ScheduleSimulator::run<false, false, 0>(const double*, ScheduleDetail*);
 template ScheduleCosts ScheduleSimulator::run<false, true, 0>(const double*, ScheduleDetail*);
 template ScheduleCosts ScheduleSimulator::run<true, true, 0>(const double*, ScheduleDetail*);
 template ScheduleCosts ScheduleSimulator::run<false, false, 2>(const double*, ScheduleDetail*);
+template ScheduleCosts ScheduleSimulator::runtimeOnly<0>(const double*);
+template ScheduleCosts ScheduleSimulator::runtimeOnly<2>(const double*);
 template ScheduleCosts ScheduleSimulator::run<false, true, 2>(const double*, ScheduleDetail*);
 
 }  // namespace graphopt

@@ -22,6 +22,10 @@
 // reused; use one simulator per thread (they share the read-only ScheduleProblem).
 // Cost O((n + e) log n + (n + e) d^2) per decoding: ready ops go through a binary heap per device;
 // the next event is the least of the d running ops and the heads of the d(d-1) FIFO links.
+//
+// When memory cannot change the cost (see evaluate()), a second event loop decodes the same
+// schedule with fewer events and shorter chains of dependent loads; see runtimeOnly() in the .cpp.
+// A property test holds the two to identical costs.
 #pragma once
 
 #include <cstdint>
@@ -70,9 +74,22 @@ private:
         int64_t id;  // tensor * d + destination device
         int next;    // next transfer queued on the same link, -1 at the tail
     };
+    // Runtime-only decoder state: a node's release time (the latest availability of its inputs
+    // on its device so far), its priority's float bits and its inputs still undetermined.
+    struct NodeState {
+        double readyAt;
+        uint32_t prioBits;
+        int remaining;
+    };
+    struct Pending {  // an op released to start no earlier than `at`
+        double at;
+        int node;
+    };
     ScheduleCosts fast(const double* keys);
     template <bool Record, bool Memory, int D>
     ScheduleCosts run(const double* keys, ScheduleDetail* detail);
+    template <int D>
+    ScheduleCosts runtimeOnly(const double* keys);
 
     std::shared_ptr<const ScheduleProblem> p_;
     // Buffers reused by every decoding.
@@ -95,6 +112,14 @@ private:
     std::vector<int64_t> level_, peak_;
     std::vector<int> weightMark_;
     std::vector<double> keyScratch_;
+    // runtimeOnly(): per node; per device a heap of pending releases (capacity n each), the
+    // running op's sole output and the next event's time.
+    std::vector<NodeState> nodeState_;
+    std::vector<double> nodeCost_;
+    std::vector<Pending> released_;
+    std::vector<int> releasedSize_;
+    std::vector<ScheduleProblem::SoleOutput> runOut_;
+    std::vector<double> next_, arrive_;
 };
 
 }  // namespace graphopt

@@ -179,34 +179,56 @@ TEST(SchedulePropertyTest, RandomGraphsRandomKeys) {
     EXPECT_EQ(decodings, 60 * 3 * 2 * 3);
 }
 
-// evaluate() decodes 2-device problems with a variant compiled for exactly 2 devices (and skips
-// the memory accounting when nothing can overflow); simulate() runs the general decoder. Both must
-// agree on every cost, including ties (zero-cost ops) and both objectives.
-TEST(SchedulePropertyTest, TwoDeviceFastPathMatchesGeneralDecoder) {
-    int compared = 0;
+// evaluate() takes shortcuts: a variant compiled for exactly 2 devices, and for the runtime
+// objective when nothing can overflow, a second event loop without transfer events, with lookahead
+// (off when there are control edges) and without memory accounting. simulate() runs the general
+// decoder. They must agree on every cost, including ties (zero-cost ops, all-equal keys), zero link
+// latency, nodes with two outputs, 1 to 4 devices and both objectives.
+TEST(SchedulePropertyTest, FastPathsMatchGeneralDecoder) {
+    struct Devices {
+        const char* name;
+        DeviceModel model;
+    };
+    const std::vector<Devices> devices = {
+        {"2xgpu-pcie", DeviceModel::preset("2xgpu-pcie")},
+        {"cpu+gpu", DeviceModel::preset("cpu+gpu")},
+        {"1 device", test::testDevices(1, 1e-4, 1e8)},
+        {"3 devices", test::testDevices(3, 1e-4, 1e8)},
+        {"4 devices, zero latency", test::testDevices(4, 0.0, 1e9)},
+    };
+    int compared = 0, runtimeOnly = 0;
     for (uint64_t seed = 200; seed < 240; ++seed) {
         test::RandomGraphOptions o;
         o.nodes = 5 + int(seed % 60);
         o.zeroCosts = seed % 2 == 0;
+        o.controlEdges = seed % 3 != 0;
+        o.extraOutputs = seed % 5 < 2;
         Graph g = test::randomGraph(seed, o);
-        for (auto objective : {PlacementObjective::Runtime, PlacementObjective::Memory}) {
-            ScheduleOptions so;
-            so.objective = objective;
-            ScheduleSimulator sim(std::make_shared<const ScheduleProblem>(g, DeviceModel::preset("2xgpu-pcie"), so));
-            Rng rng(seed);
-            std::vector<double> keys(sim.keyCount());
-            for (int trial = 0; trial < 5; ++trial) {
-                for (auto& k : keys) k = trial == 4 ? 0.5 : rng.uniform();  // trial 4: all ties
-                const ScheduleCosts fast = sim.evaluate(keys);
-                const ScheduleCosts general = sim.simulate(keys, nullptr);
-                EXPECT_EQ(fast.cost, general.cost) << "seed " << seed << " trial " << trial;
-                EXPECT_EQ(fast.makespan, general.makespan) << "seed " << seed << " trial " << trial;
-                if (fast.memoryTracked) EXPECT_EQ(fast.peakBytes, general.peakBytes) << "seed " << seed;
-                ++compared;
+        for (const auto& dm : devices)
+            for (auto objective : {PlacementObjective::Runtime, PlacementObjective::Memory}) {
+                ScheduleOptions so;
+                so.objective = objective;
+                ScheduleSimulator sim(std::make_shared<const ScheduleProblem>(g, dm.model, so));
+                Rng rng(seed);
+                std::vector<double> keys(sim.keyCount());
+                for (int trial = 0; trial < 5; ++trial) {
+                    for (auto& k : keys) k = trial == 4 ? 0.5 : rng.uniform();  // trial 4: all ties
+                    const ScheduleCosts fast = sim.evaluate(keys);
+                    const ScheduleCosts general = sim.simulate(keys, nullptr);
+                    const std::string where = "seed " + std::to_string(seed) + " " + dm.name + " " +
+                                              objectiveName(objective) + " trial " + std::to_string(trial);
+                    EXPECT_EQ(fast.cost, general.cost) << where;
+                    EXPECT_EQ(fast.makespan, general.makespan) << where;
+                    if (fast.memoryTracked)
+                        EXPECT_EQ(fast.peakBytes, general.peakBytes) << where;
+                    else
+                        ++runtimeOnly;
+                    ++compared;
+                }
             }
-        }
     }
-    EXPECT_EQ(compared, 40 * 2 * 5);
+    EXPECT_EQ(compared, 40 * 5 * 2 * 5);
+    EXPECT_EQ(runtimeOnly, 40 * 5 * 5);  // every runtime problem here fits: the shortcut ran
 }
 
 TEST(SchedulePropertyTest, MoreThan64DevicesIsRefusedClearly) {

@@ -214,6 +214,31 @@ TEST(ScheduleSimulator, ControlEdgeOrdersWithoutMovingData) {
     EXPECT_TRUE(d.transfers.empty());
 }
 
+// evaluate()'s runtime-only decoder lets an idle device start its next release early when no
+// transfer can arrive before it ("lookahead"); a control edge releases without a transfer, so it
+// must not be overtaken. Latency 1 s, 10 B/s.
+TEST(ScheduleSimulator, ControlEdgeReleaseIsNotOvertakenByLookahead) {
+    GraphBuilder b;
+    int x = b.input("x", 1);
+    int p = b.op("P", {x}, 10, 4.0);
+    b.op("A", {x}, 1, 1.5, 0, true);
+    b.op("B", {p}, 1, 1.0, 0, true);
+    b.op("C", {x}, 1, 1.0, 0, true);
+    b.control(1, 3);
+    Graph g = b.done();
+    auto sim = makeSim(g, test::testDevices(2, 1.0, 10.0));
+    // dev0: P 0-4, A 4-5.5. P's 10 B reach dev1 at 4 + 1 + 1 = 6. A's end releases C at 5.5:
+    // C 5.5-6.5 on dev1, then B 6.5-7.5. (Starting B at 6, as if nothing could reach dev1 before
+    // A's end + 1 s of latency, would give C 7-8.)
+    const std::vector<double> keys = {0.9, 0.1, 0.9, 0.9, 0.1, 0.5, 0.1, 0.9, 0.9, 0.1, 0.9, 0.5};
+    ScheduleDetail d;
+    EXPECT_DOUBLE_EQ(sim.simulate(keys, &d).makespan, 7.5);
+    EXPECT_DOUBLE_EQ(d.ops[3].start, 5.5);
+    const ScheduleCosts fast = sim.evaluate(keys);
+    EXPECT_FALSE(fast.memoryTracked);  // the runtime-only decoder ran
+    EXPECT_DOUBLE_EQ(fast.makespan, 7.5);
+}
+
 TEST(ScheduleSimulator, OverCapacityIsInfeasibleAndPenaltyGrowsWithExcess) {
     Graph g = chain();  // peak 1300 B, makespan 6 s on one device
     auto small = makeSim(g, test::testDevices(2, 1.0, 10.0, 100));

@@ -32,6 +32,13 @@ public:
         g.addNode(std::move(n));
         return out;
     }
+    // Gives node `node` one more output of `bytes`; returns its tensor id.
+    int extraOutput(int node, int64_t bytes) {
+        auto& n = g.mutableNodes()[node];
+        int out = tensor(n.name + ":" + std::to_string(n.outputs.size()), bytes, TensorKind::Activation);
+        n.outputs.push_back(out);
+        return out;
+    }
     void control(int from, int to) { g.mutableNodes()[to].controlInputs.push_back(from); }
     Graph done() {
         g.finalize();
@@ -63,6 +70,7 @@ struct RandomGraphOptions {
     bool controlEdges = true;
     bool weights = true;
     bool zeroCosts = false;       // allow ops that take no time
+    bool extraOutputs = false;    // some nodes get a second output, which later nodes may read
 };
 
 // A connected-ish random DAG: node i reads one earlier node's output, maybe more, maybe a graph
@@ -70,7 +78,7 @@ struct RandomGraphOptions {
 inline Graph randomGraph(uint64_t seed, RandomGraphOptions o = {}) {
     Rng rng(seed);
     GraphBuilder b;
-    std::vector<int> outs;
+    std::vector<int> outs, extra;  // first outputs per node; second outputs
     int in0 = b.input("x", 1 + rng.below(5000));
     int in1 = b.input("y", 1 + rng.below(5000));
     int w0 = b.weight("w0", 1 + rng.below(20000));
@@ -83,8 +91,10 @@ inline Graph randomGraph(uint64_t seed, RandomGraphOptions o = {}) {
             if (rng.uniform() < o.extraEdgeProb / (1 + i / 8.0)) ins.push_back(outs[j]);
         if (o.weights && rng.uniform() < 0.4) ins.push_back(rng.uniform() < 0.5 ? w0 : w1);
         double cost = (o.zeroCosts && rng.uniform() < 0.2) ? 0.0 : 1e-4 * (1 + rng.below(100));
+        if (o.extraOutputs && !extra.empty() && rng.uniform() < 0.5) ins.push_back(extra[rng.below(int(extra.size()))]);
         outs.push_back(b.op("n" + std::to_string(i), ins, 1 + rng.below(100000), cost,
                             rng.uniform() < 0.3 ? rng.below(50000) : 0, rng.uniform() < 0.1));
+        if (o.extraOutputs && rng.uniform() < 0.25) extra.push_back(b.extraOutput(i, 1 + rng.below(100000)));
     }
     if (o.controlEdges)
         for (int i = 2; i < o.nodes; ++i)
