@@ -86,19 +86,19 @@ ScheduleCosts ScheduleSimulator::evaluate(std::span<const double> keys) {
 
 ScheduleCosts ScheduleSimulator::fast(const double* keys) {
     // Runtime objective and no device can overflow whatever the schedule: the peak cannot change
-    // the cost, so the memory accounting is skipped (about a third of the work).
+    // the cost, so the runtime-only decoder runs (no memory accounting, no transfer events).
     if (p_->d == 2) {
         if (p_->runtimeCannotOverflow) return runtimeOnly<2>(keys);
-        return run<false, true, 2>(keys, nullptr);
+        return run<false, 2>(keys, nullptr);
     }
     if (p_->runtimeCannotOverflow) return runtimeOnly<0>(keys);
-    return run<false, true, 0>(keys, nullptr);
+    return run<false, 0>(keys, nullptr);
 }
 
 ScheduleCosts ScheduleSimulator::simulate(std::span<const double> keys, ScheduleDetail* detail) {
     if (keys.size() != keyCount()) throw std::invalid_argument("ScheduleSimulator: wrong number of keys");
-    if (!detail) return run<false, true, 0>(keys.data(), nullptr);
-    return run<true, true, 0>(keys.data(), detail);
+    if (!detail) return run<false, 0>(keys.data(), nullptr);
+    return run<true, 0>(keys.data(), detail);
 }
 
 ScheduleCosts ScheduleSimulator::evaluatePlacement(std::span<const int> placement, std::span<const int> order,
@@ -112,11 +112,11 @@ ScheduleCosts ScheduleSimulator::evaluatePlacement(std::span<const int> placemen
         keyScratch_[size_t(v) * (d + 1) + placement[v]] = 1.0;
     }
     for (int r = 0; r < n; ++r) keyScratch_[size_t(order[r]) * (d + 1) + d] = 1.0 - double(r) / n;
-    if (detail) return run<true, true, 0>(keyScratch_.data(), detail);
-    return run<false, true, 0>(keyScratch_.data(), nullptr);
+    if (detail) return run<true, 0>(keyScratch_.data(), detail);
+    return run<false, 0>(keyScratch_.data(), nullptr);
 }
 
-template <bool Record, bool Memory, int D>
+template <bool Record, int D>
 ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail) {
     const ScheduleProblem& P = *p_;
     // D > 0: the device count fixed at compile time (the common 2-device case), so the per-device
@@ -142,10 +142,8 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
         double pr = kv[d];
         prio_[v] = pr > 0 ? float(pr) : 0.0f;
     }
-    // Consumers per (tensor, device) and the releases each copy waits for: memory accounting only.
-    // Which devices need a copy is found when the tensor is produced (a device mask built while
-    // visiting its consumers), so the runtime-only decoding skips this pass over every edge.
-    if constexpr (Memory) {
+    // Consumers per (tensor, device) and the releases each copy waits for.
+    {
         std::fill(count_.begin(), count_.end(), 0);
         for (int t = 0; t < nt; ++t)
             for (int i = consStart[t]; i < consStart[t + 1]; ++i) ++count[t * d + dev[consNodes[i]]];
@@ -165,23 +163,22 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
     std::fill(level_.begin(), level_.end(), 0);
     if constexpr (Record) detail->clear(n, d);
     auto alloc = [&](int k, int64_t bytes, double now) {
-        if (!Memory || !bytes) return;
+        if (!bytes) return;
         level[k] += bytes;
         if (level[k] > peak[k]) peak[k] = level[k];
         if constexpr (Record) detail->memory[k].push_back({now, level[k]});
     };
     auto release = [&](int k, int64_t bytes, double now) {
-        if (!Memory || !bytes) return;
+        if (!bytes) return;
         level[k] -= bytes;
         if constexpr (Record) detail->memory[k].push_back({now, level[k]});
     };
     // Graph inputs: on each consuming device from time 0. Weights: resident on each device that
     // runs a consumer.
-    if constexpr (Memory)
-        for (int t = P.firstInput; t < nt; ++t)
-            for (int k = 0; k < d; ++k)
-                if (count[t * d + k] > 0) level[k] += P.tensorBytes[t];
-    if (Memory && P.options.countWeights) {
+    for (int t = P.firstInput; t < nt; ++t)
+        for (int k = 0; k < d; ++k)
+            if (count[t * d + k] > 0) level[k] += P.tensorBytes[t];
+    if (P.options.countWeights) {
         std::fill(weightMark_.begin(), weightMark_.end(), 0);
         const int nw = static_cast<int>(P.weightBytes.size());
         for (int w = 0; w < nw; ++w)
@@ -327,7 +324,7 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
             cand[k] = kNoEvent;
             if (now > makespan) makespan = now;
             release(k, P.tempBytes[v], now);
-            if constexpr (Memory) for (int i = P.inStart[v]; i < P.inStart[v + 1]; ++i) {
+            for (int i = P.inStart[v]; i < P.inStart[v + 1]; ++i) {
                 const int t = P.inTensors[i];
                 if (--pending[t * d + k] == 0) {
                     const bool keep = P.tensorIsOutput[t] && dev[P.tensorProducer[t]] == k;
@@ -356,13 +353,13 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
                     else {
                         linkArrive[l] = nx;
                         cand[linkSlot(k, k2)] = eventKey(end, (int64_t(kArrival) << 40) | xf[nx].id);
-                        if (Memory) starting[nStarting++] = nx;  // link idle: starts now
+                        starting[nStarting++] = nx;  // link idle: starts now
                     }
                     linkTail[l] = nx++;
                     if constexpr (Record)
                         detail->transfers.push_back({P.tensorGraphId[t], k, k2, start, end, P.tensorBytes[t]});
                 }
-                if (Memory && pending[t * d + k] == 0 && !P.tensorIsOutput[t]) release(k, P.tensorBytes[t], now);
+                if (pending[t * d + k] == 0 && !P.tensorIsOutput[t]) release(k, P.tensorBytes[t], now);
             }
             for (int i = P.ctrlStart[v]; i < P.ctrlStart[v + 1]; ++i)
                 if (--remaining[P.ctrlSucc[i]] == 0) pushReady(P.ctrlSucc[i]);
@@ -373,20 +370,20 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
             cand[bslot] = linkArrive[l] >= 0
                               ? eventKey(xf[linkArrive[l]].end, (int64_t(kArrival) << 40) | xf[linkArrive[l]].id)
                               : kNoEvent;
-            if (Memory && linkArrive[l] >= 0) starting[nStarting++] = linkArrive[l];  // the next one starts now
+            if (linkArrive[l] >= 0) starting[nStarting++] = linkArrive[l];  // the next one starts now
             const int t = int(xf[x].id / d), k2 = int(xf[x].id % d);
             for (int j = consStart[t]; j < consStart[t + 1]; ++j) {
                 inputArrived(consNodes[j], k2);
             }
             const int src = dev[P.tensorProducer[t]];
-            if (Memory && --pending[t * d + src] == 0 && !P.tensorIsOutput[t]) release(src, P.tensorBytes[t], now);
+            if (--pending[t * d + src] == 0 && !P.tensorIsOutput[t]) release(src, P.tensorBytes[t], now);
         }
     }
     if (started != n) throw std::logic_error("ScheduleSimulator: some ops never became ready (is the graph a DAG?)");
 
     ScheduleCosts out;
     out.makespan = makespan;
-    out.memoryTracked = Memory;
+    out.memoryTracked = true;
     double excess = 0;
     for (int k = 0; k < d; ++k) {
         out.peakBytes = std::max(out.peakBytes, peak[k]);
@@ -662,12 +659,10 @@ ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
     return out;
 }
 
-template ScheduleCosts ScheduleSimulator::run<false, false, 0>(const double*, ScheduleDetail*);
-template ScheduleCosts ScheduleSimulator::run<false, true, 0>(const double*, ScheduleDetail*);
-template ScheduleCosts ScheduleSimulator::run<true, true, 0>(const double*, ScheduleDetail*);
-template ScheduleCosts ScheduleSimulator::run<false, false, 2>(const double*, ScheduleDetail*);
+template ScheduleCosts ScheduleSimulator::run<false, 0>(const double*, ScheduleDetail*);
+template ScheduleCosts ScheduleSimulator::run<true, 0>(const double*, ScheduleDetail*);
 template ScheduleCosts ScheduleSimulator::runtimeOnly<0>(const double*);
 template ScheduleCosts ScheduleSimulator::runtimeOnly<2>(const double*);
-template ScheduleCosts ScheduleSimulator::run<false, true, 2>(const double*, ScheduleDetail*);
+template ScheduleCosts ScheduleSimulator::run<false, 2>(const double*, ScheduleDetail*);
 
 }  // namespace graphopt

@@ -86,7 +86,7 @@ private:
         int node;
     };
     ScheduleCosts fast(const double* keys);
-    template <bool Record, bool Memory, int D>
+    template <bool Record, int D>
     ScheduleCosts run(const double* keys, ScheduleDetail* detail);
     template <int D>
     ScheduleCosts runtimeOnly(const double* keys);
