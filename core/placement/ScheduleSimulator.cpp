@@ -72,7 +72,7 @@ ScheduleSimulator::ScheduleSimulator(std::shared_ptr<const ScheduleProblem> prob
     keyScratch_.resize(n * (d + 1));
     nodeState_.resize(n);
     nodeCost_.resize(n);
-    released_.resize(std::max<size_t>(1, n * d));
+    released_.resize((n + 1) * d);
     releasedSize_.resize(d);
     runOut_.resize(d);
     next_.resize(d);
@@ -465,6 +465,7 @@ ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
     std::fill_n(linkFree, d * d, 0.0);
     uint64_t* readyHeaps = ready_.data();
     Pending* pendingHeaps = released_.data();
+    for (int k = 0; k < d; ++k) pendingHeaps[size_t(k) * (n + 1)].at = inf;
     auto keyOf = [N](int v) INLINE { return (uint64_t(N[v].prioBits) << 32) | uint64_t(0xFFFFFFFFu - uint32_t(v)); };
     auto pushReady = [&](int k, uint64_t key) INLINE {
         uint64_t* h = readyHeaps + size_t(k) * n;
@@ -494,8 +495,10 @@ ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
         h[i] = last;
         return readyNode(top);
     };
+    // Pending heaps: earliest first, n + 1 slots each, the one past the end always {inf}, so that
+    // the top of an empty heap reads as never.
     auto pushPending = [&](int k, double at, int v) INLINE {
-        Pending* h = pendingHeaps + size_t(k) * n;
+        Pending* h = pendingHeaps + size_t(k) * (n + 1);
         int i = pendingSize[k]++;
         while (i > 0) {
             const int parent = (i - 1) >> 1;
@@ -504,10 +507,11 @@ ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
             i = parent;
         }
         h[i] = {at, v};
+        h[pendingSize[k]].at = inf;
     };
-    auto pendingTop = [&](int k) INLINE { return pendingSize[k] > 0 ? pendingHeaps[size_t(k) * n].at : inf; };
+    auto pendingTop = [&](int k) INLINE { return pendingHeaps[size_t(k) * (n + 1)].at; };
     auto popPending = [&](int k) INLINE {
-        Pending* h = pendingHeaps + size_t(k) * n;
+        Pending* h = pendingHeaps + size_t(k) * (n + 1);
         const Pending top = h[0];
         const int size = --pendingSize[k];
         const Pending last = h[size];
@@ -515,12 +519,13 @@ ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
         for (;;) {
             int c = 2 * i + 1;
             if (c >= size) break;
-            c += (c + 1 < size) & (h[c + 1].at < h[c].at);
+            c += h[c + 1].at < h[c].at;  // h[size] is the {inf} sentinel
             if (h[c].at >= last.at) break;
             h[i] = h[c];
             i = c;
         }
         h[i] = last;
+        h[size].at = inf;
         return top.node;
     };
 
@@ -534,18 +539,15 @@ ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
     double now = 0, makespan = 0;
     int started = 0;
 
-    // An input of c is determined: present on c's device from `at`. When c's device will choose
-    // its next op no earlier than c's release (now, or at the end of the op it runs), c goes
-    // straight to the ready heap.
+    // An input of c is determined: present on c's device from `at`. The last one releases c.
     auto release = [&](int c, double at) INLINE {
         NodeState& s = N[c];
         s.readyAt = at > s.readyAt ? at : s.readyAt;
         if (--s.remaining == 0) {
-            const int k = dev[c];
-            if (s.readyAt <= now || (runNode[k] >= 0 && s.readyAt <= next[k]))
-                pushReady(k, keyOf(c));
+            if (s.readyAt <= now)
+                pushReady(dev[c], keyOf(c));
             else
-                pushPending(k, s.readyAt, c);
+                pushPending(dev[c], s.readyAt, c);
         }
     };
     auto start = [&](int k, int v, double at) INLINE {
