@@ -77,6 +77,8 @@ ScheduleSimulator::ScheduleSimulator(std::shared_ptr<const ScheduleProblem> prob
     runOut_.resize(d);
     next_.resize(d);
     arrive_.resize(d);
+    readyHeap_.resize(d);
+    pendingHeap_.resize(d);
 }
 
 ScheduleCosts ScheduleSimulator::evaluate(std::span<const double> keys) {
@@ -429,20 +431,6 @@ ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
     double* cost = nodeCost_.data();
     const int* initial = P.initialRemaining.data();
     const double* opCost = P.opCost.data();
-    for (int v = 0; v < n; ++v) {
-        const double* kv = keys + size_t(v) * (d + 1);
-        int best = 0;
-        double bk = kv[0];
-        for (int k = 1; k < d; ++k)
-            if (kv[k] > bk) bk = kv[k], best = k;
-        dev[v] = best;
-        const double pr = kv[d];
-        const float prio = pr > 0 ? float(pr) : 0.0f;
-        uint32_t bits;
-        std::memcpy(&bits, &prio, sizeof bits);
-        N[v] = {0.0, bits, initial[v]};
-        cost[v] = opCost[size_t(v) * d + best];
-    }
     std::fill(peak_.begin(), peak_.end(), 0);
 
     // Per-device state. With the device count known at compile time it lives on the stack: the
@@ -463,12 +451,19 @@ ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
     std::fill_n(runNode, d, -1);
     std::fill_n(next, d, inf);
     std::fill_n(linkFree, d * d, 0.0);
-    uint64_t* readyHeaps = ready_.data();
-    Pending* pendingHeaps = released_.data();
-    for (int k = 0; k < d; ++k) pendingHeaps[size_t(k) * (n + 1)].at = inf;
+    // Heap arrays per device: ready ops (n slots each), pending releases (n + 1 each).
+    uint64_t* readyHeapLocal[kLocal];
+    Pending* pendingHeapLocal[kLocal];
+    uint64_t** readyHeap = D > 0 ? readyHeapLocal : readyHeap_.data();
+    Pending** pendingHeap = D > 0 ? pendingHeapLocal : pendingHeap_.data();
+    for (int k = 0; k < d; ++k) {
+        readyHeap[k] = ready_.data() + size_t(k) * n;
+        pendingHeap[k] = released_.data() + size_t(k) * (n + 1);
+        pendingHeap[k][0].at = inf;
+    }
     auto keyOf = [N](int v) INLINE { return (uint64_t(N[v].prioBits) << 32) | uint64_t(0xFFFFFFFFu - uint32_t(v)); };
     auto pushReady = [&](int k, uint64_t key) INLINE {
-        uint64_t* h = readyHeaps + size_t(k) * n;
+        uint64_t* h = readyHeap[k];
         int i = readySize[k]++;
         while (i > 0) {
             const int parent = (i - 1) >> 1;
@@ -479,7 +474,7 @@ ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
         h[i] = key;
     };
     auto popReady = [&](int k) INLINE {
-        uint64_t* h = readyHeaps + size_t(k) * n;
+        uint64_t* h = readyHeap[k];
         const uint64_t top = h[0];
         const int size = --readySize[k];
         const uint64_t last = h[size];
@@ -498,7 +493,7 @@ ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
     // Pending heaps: earliest first, n + 1 slots each, the one past the end always {inf}, so that
     // the top of an empty heap reads as never.
     auto pushPending = [&](int k, double at, int v) INLINE {
-        Pending* h = pendingHeaps + size_t(k) * (n + 1);
+        Pending* h = pendingHeap[k];
         int i = pendingSize[k]++;
         while (i > 0) {
             const int parent = (i - 1) >> 1;
@@ -509,9 +504,9 @@ ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
         h[i] = {at, v};
         h[pendingSize[k]].at = inf;
     };
-    auto pendingTop = [&](int k) INLINE { return pendingHeaps[size_t(k) * (n + 1)].at; };
+    auto pendingTop = [&](int k) INLINE { return pendingHeap[k][0].at; };
     auto popPending = [&](int k) INLINE {
-        Pending* h = pendingHeaps + size_t(k) * (n + 1);
+        Pending* h = pendingHeap[k];
         const Pending top = h[0];
         const int size = --pendingSize[k];
         const Pending last = h[size];
@@ -630,8 +625,22 @@ ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
         for (int i = P.ctrlStart[v]; i < P.ctrlStart[v + 1]; ++i) release(P.ctrlSucc[i], now);
     };
 
-    for (int v = 0; v < n; ++v)
-        if (N[v].remaining == 0) pushReady(dev[v], keyOf(v));
+    // Decode placement and priorities; ops without inputs to wait for are ready at once.
+    for (int v = 0; v < n; ++v) {
+        const double* kv = keys + size_t(v) * (d + 1);
+        int best = 0;
+        double bk = kv[0];
+        for (int k = 1; k < d; ++k)
+            if (kv[k] > bk) bk = kv[k], best = k;
+        dev[v] = best;
+        const double pr = kv[d];
+        const float prio = pr > 0 ? float(pr) : 0.0f;
+        uint32_t bits;
+        std::memcpy(&bits, &prio, sizeof bits);
+        N[v] = {0.0, bits, initial[v]};
+        cost[v] = opCost[size_t(v) * d + best];
+        if (initial[v] == 0) pushReady(best, keyOf(v));
+    }
     for (int k = 0; k < d; ++k) settle(k);
     for (;;) {
         int k = 0;

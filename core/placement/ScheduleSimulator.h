@@ -120,6 +120,8 @@ private:
     std::vector<int> releasedSize_;
     std::vector<ScheduleProblem::SoleOutput> runOut_;
     std::vector<double> next_, arrive_;
+    std::vector<uint64_t*> readyHeap_;
+    std::vector<Pending*> pendingHeap_;
 };
 
 }  // namespace graphopt
