@@ -112,7 +112,7 @@ private:
     std::vector<int64_t> level_, peak_;
     std::vector<int> weightMark_;
     std::vector<double> keyScratch_;
-    // runtimeOnly(): per node; per device a heap of pending releases (capacity n each), the
+    // runtimeOnly(): per node; per device a heap of pending releases (n + 1 slots each), the
     // running op's sole output and the next event's time.
     std::vector<NodeState> nodeState_;
     std::vector<double> nodeCost_;
