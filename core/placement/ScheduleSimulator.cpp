@@ -7,11 +7,12 @@
 #include <stdexcept>
 
 // The decoders' helpers are lambdas over the decoding's local state; inlined, that state stays in
-// registers (GCC otherwise keeps several of them out of line, at about a third more time).
+// registers (GCC otherwise keeps several of them out of line, and the runtime-only decoding
+// takes about a fifth more time).
 #if defined(__GNUC__)
-#define INLINE __attribute__((always_inline))
+#define GRAPHOPT_INLINE __attribute__((always_inline))
 #else
-#define INLINE
+#define GRAPHOPT_INLINE
 #endif
 
 namespace graphopt {
@@ -419,8 +420,9 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
 //    end time itself, so a graph with any turns lookahead off.
 // Simultaneous events are all processed before any device chooses, as in run<>. Per event the work
 // is one op end: its sole output's consumers are one load away (ScheduleProblem::soleOutput), and
-// a heap is touched only when more than one op competes. Costs are bit-identical to run<> (same
-// arithmetic in the same order); SchedulePropertyTest holds them to it.
+// a release that is due alone, with nothing else ready, starts without a ready-heap round trip.
+// Costs are bit-identical to run<> (same arithmetic in the same order); SchedulePropertyTest
+// holds them to it. Cost O((n + e) log n + n d^2) per decoding.
 template <int D>
 ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
     const ScheduleProblem& P = *p_;
@@ -461,8 +463,8 @@ ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
         pendingHeap[k] = released_.data() + size_t(k) * (n + 1);
         pendingHeap[k][0].at = inf;
     }
-    auto keyOf = [N](int v) INLINE { return (uint64_t(N[v].prioBits) << 32) | uint64_t(0xFFFFFFFFu - uint32_t(v)); };
-    auto pushReady = [&](int k, uint64_t key) INLINE {
+    auto keyOf = [N](int v) GRAPHOPT_INLINE { return (uint64_t(N[v].prioBits) << 32) | uint64_t(0xFFFFFFFFu - uint32_t(v)); };
+    auto pushReady = [&](int k, uint64_t key) GRAPHOPT_INLINE {
         uint64_t* h = readyHeap[k];
         int i = readySize[k]++;
         while (i > 0) {
@@ -473,7 +475,7 @@ ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
         }
         h[i] = key;
     };
-    auto popReady = [&](int k) INLINE {
+    auto popReady = [&](int k) GRAPHOPT_INLINE {
         uint64_t* h = readyHeap[k];
         const uint64_t top = h[0];
         const int size = --readySize[k];
@@ -492,7 +494,7 @@ ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
     };
     // Pending heaps: earliest first, n + 1 slots each, the one past the end always {inf}, so that
     // the top of an empty heap reads as never.
-    auto pushPending = [&](int k, double at, int v) INLINE {
+    auto pushPending = [&](int k, double at, int v) GRAPHOPT_INLINE {
         Pending* h = pendingHeap[k];
         int i = pendingSize[k]++;
         while (i > 0) {
@@ -504,8 +506,8 @@ ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
         h[i] = {at, v};
         h[pendingSize[k]].at = inf;
     };
-    auto pendingTop = [&](int k) INLINE { return pendingHeap[k][0].at; };
-    auto popPending = [&](int k) INLINE {
+    auto pendingTop = [&](int k) GRAPHOPT_INLINE { return pendingHeap[k][0].at; };
+    auto popPending = [&](int k) GRAPHOPT_INLINE {
         Pending* h = pendingHeap[k];
         const Pending top = h[0];
         const int size = --pendingSize[k];
@@ -535,7 +537,7 @@ ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
     int started = 0;
 
     // An input of c is determined: present on c's device from `at`. The last one releases c.
-    auto release = [&](int c, double at) INLINE {
+    auto release = [&](int c, double at) GRAPHOPT_INLINE {
         NodeState& s = N[c];
         s.readyAt = at > s.readyAt ? at : s.readyAt;
         if (--s.remaining == 0) {
@@ -545,7 +547,7 @@ ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
                 pushPending(dev[c], s.readyAt, c);
         }
     };
-    auto start = [&](int k, int v, double at) INLINE {
+    auto start = [&](int k, int v, double at) GRAPHOPT_INLINE {
         runNode[k] = v;
         next[k] = at + cost[v];
         runOut[k] = sole[v];
@@ -553,7 +555,7 @@ ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
     };
     // Device k starts at f the best op released by f. Commonly one release is due and nothing else
     // is ready: it starts without passing through the ready heap.
-    auto startAt = [&](int k, double f) INLINE {
+    auto startAt = [&](int k, double f) GRAPHOPT_INLINE {
         if (readySize[k] == 0) {
             const int v = popPending(k);
             if (pendingTop(k) > f) return start(k, v, f);
@@ -563,19 +565,19 @@ ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
         start(k, popReady(k), f);
     };
     // The devices other than k, for i = 1 .. d-1 (for two devices, k ^ 1 without a branch).
-    auto other = [d](int k, int i) INLINE {
+    auto other = [d](int k, int i) GRAPHOPT_INLINE {
         const int j = k + i;
         return j >= d ? j - d : j;
     };
     // What another device sends can reach k no earlier than this (see above).
-    auto earliestArrival = [&](int k) INLINE {
+    auto earliestArrival = [&](int k) GRAPHOPT_INLINE {
         double m = inf;
         for (int i = 1; i < d; ++i) m = std::min(m, next[other(k, i)]);
         return m + minLatency;
     };
     // An idle device: starts now, or at its earliest pending release when lookahead allows, or
     // waits for that release.
-    auto settle = [&](int k) INLINE {
+    auto settle = [&](int k) GRAPHOPT_INLINE {
         const double a = pendingTop(k);
         if (readySize[k] > 0 || a <= now) return startAt(k, now);
         if (lookahead && a < earliestArrival(k)) return startAt(k, a);
@@ -584,10 +586,10 @@ ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
     // The consumers consNodes[b, e) of a tensor of `bytes` produced on k at `now`: a copy goes to
     // every other device with a consumer (FIFO on the link, as in run<>), and each consumer counts
     // the input down with its time of arrival on its device.
-    auto produce = [&](int k, int b, int e, int64_t bytes) INLINE {
+    auto produce = [&](int k, int b, int e, int64_t bytes) GRAPHOPT_INLINE {
         if constexpr (D == 2) {
-            // One other device: its arrival time is computed up front and the link committed only
-            // when a consumer is there, so the loop has no branch on the devices.
+            // One other device: the arrival time there is computed up front, and the link is
+            // taken once, after the loop, if a consumer was there.
             const int l = k * 2 + (k ^ 1);
             const double begin = linkFree[l] > now ? linkFree[l] : now;
             const double end = begin + latency[l] + double(bytes) * invBandwidth[l];
@@ -612,7 +614,7 @@ ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
             for (int j = b; j < e; ++j) release(consNodes[j], arrive[dev[consNodes[j]]]);
         }
     };
-    auto opEnd = [&](int k) INLINE {
+    auto opEnd = [&](int k) GRAPHOPT_INLINE {
         const int v = runNode[k];
         runNode[k] = -1;
         makespan = now;
