@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 
@@ -29,6 +30,36 @@ inline uint64_t readyKey(float prio, int node) {
     return (uint64_t(bits) << 32) | uint64_t(0xFFFFFFFFu - uint32_t(node));
 }
 inline int readyNode(uint64_t key) { return int(0xFFFFFFFFu - uint32_t(key & 0xFFFFFFFFu)); }
+
+// Binary heaps in plain arrays, for the ready and pending queues. above(a, b): a belongs nearer
+// the top than b (strictly).
+template <class T, class Above>
+inline void heapPush(T* h, int size, T x, Above above) {  // size before the push
+    int i = size;
+    while (i > 0) {
+        const int parent = (i - 1) >> 1;
+        if (!above(x, h[parent])) break;
+        h[i] = h[parent];
+        i = parent;
+    }
+    h[i] = x;
+}
+template <class T, class Above>
+inline T heapPop(T* h, int size, Above above) {  // size after the pop: h[size] is the last entry
+    const T top = h[0];
+    const T last = h[size];
+    int i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= size) break;
+        c += (c + 1 < size) & above(h[c + 1], h[c]);
+        if (!above(h[c], last)) break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = last;
+    return top;
+}
 
 // Next-event candidate: the time's bits (monotonic for non-negative doubles) above the tie-break
 // key, so the earliest event, ties broken by key, is the least 128-bit integer and the choice
@@ -218,16 +249,7 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
     auto pushReady = [&](int v) {
         const int k = dev[v];
         startable |= uint64_t(1) << k;
-        uint64_t* h = ready_.data() + size_t(k) * n;
-        int i = readySize_[k]++;
-        const uint64_t key = readyKey(prio_[v], v);
-        while (i > 0) {
-            int parent = (i - 1) >> 1;
-            if (h[parent] >= key) break;
-            h[i] = h[parent];
-            i = parent;
-        }
-        h[i] = key;
+        heapPush(ready_.data() + size_t(k) * n, readySize_[k]++, readyKey(prio_[v], v), std::greater<uint64_t>());
     };
     // A tensor became present on device k for consumer c: c counts one input down if it runs on k,
     // and is ready when none is left. Branch-free on the (random) device test; a consumer on
@@ -238,21 +260,7 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
         if ((remaining[c] | (here ^ 1)) == 0) pushReady(c);
     };
     auto popReady = [&](int k) {
-        uint64_t* h = ready_.data() + size_t(k) * n;
-        const uint64_t top = h[0];
-        const int size = --readySize_[k];
-        const uint64_t last = h[size];
-        int i = 0;
-        for (;;) {
-            int c = 2 * i + 1;
-            if (c >= size) break;
-            if (c + 1 < size && h[c + 1] > h[c]) ++c;
-            if (h[c] <= last) break;
-            h[i] = h[c];
-            i = c;
-        }
-        h[i] = last;
-        return readyNode(top);
+        return readyNode(heapPop(ready_.data() + size_t(k) * n, --readySize_[k], std::greater<uint64_t>()));
     };
 
     int started = 0;
@@ -465,65 +473,23 @@ ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
     }
     auto keyOf = [N](int v) GRAPHOPT_INLINE { return (uint64_t(N[v].prioBits) << 32) | uint64_t(0xFFFFFFFFu - uint32_t(v)); };
     auto pushReady = [&](int k, uint64_t key) GRAPHOPT_INLINE {
-        uint64_t* h = readyHeap[k];
-        int i = readySize[k]++;
-        while (i > 0) {
-            const int parent = (i - 1) >> 1;
-            if (h[parent] >= key) break;
-            h[i] = h[parent];
-            i = parent;
-        }
-        h[i] = key;
+        heapPush(readyHeap[k], readySize[k]++, key, std::greater<uint64_t>());
     };
     auto popReady = [&](int k) GRAPHOPT_INLINE {
-        uint64_t* h = readyHeap[k];
-        const uint64_t top = h[0];
-        const int size = --readySize[k];
-        const uint64_t last = h[size];
-        int i = 0;
-        for (;;) {
-            int c = 2 * i + 1;
-            if (c >= size) break;
-            c += (c + 1 < size) & (h[c + 1] > h[c]);
-            if (h[c] <= last) break;
-            h[i] = h[c];
-            i = c;
-        }
-        h[i] = last;
-        return readyNode(top);
+        return readyNode(heapPop(readyHeap[k], --readySize[k], std::greater<uint64_t>()));
     };
     // Pending heaps: earliest first, n + 1 slots each, the one past the end always {inf}, so that
     // the top of an empty heap reads as never.
+    auto earlier = [](const Pending& a, const Pending& b) { return a.at < b.at; };
     auto pushPending = [&](int k, double at, int v) GRAPHOPT_INLINE {
-        Pending* h = pendingHeap[k];
-        int i = pendingSize[k]++;
-        while (i > 0) {
-            const int parent = (i - 1) >> 1;
-            if (h[parent].at <= at) break;
-            h[i] = h[parent];
-            i = parent;
-        }
-        h[i] = {at, v};
-        h[pendingSize[k]].at = inf;
+        heapPush(pendingHeap[k], pendingSize[k]++, Pending{at, v}, earlier);
+        pendingHeap[k][pendingSize[k]].at = inf;
     };
     auto pendingTop = [&](int k) GRAPHOPT_INLINE { return pendingHeap[k][0].at; };
     auto popPending = [&](int k) GRAPHOPT_INLINE {
-        Pending* h = pendingHeap[k];
-        const Pending top = h[0];
-        const int size = --pendingSize[k];
-        const Pending last = h[size];
-        int i = 0;
-        for (;;) {
-            int c = 2 * i + 1;
-            if (c >= size) break;
-            c += h[c + 1].at < h[c].at;  // h[size] is the {inf} sentinel
-            if (h[c].at >= last.at) break;
-            h[i] = h[c];
-            i = c;
-        }
-        h[i] = last;
-        h[size].at = inf;
-        return top.node;
+        const int v = heapPop(pendingHeap[k], --pendingSize[k], earlier).node;
+        pendingHeap[k][pendingSize[k]].at = inf;
+        return v;
     };
 
     const ScheduleProblem::SoleOutput* sole = P.soleOutput.data();
