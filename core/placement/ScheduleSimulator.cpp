@@ -31,6 +31,21 @@ inline uint64_t readyKey(float prio, int node) {
 }
 inline int readyNode(uint64_t key) { return int(0xFFFFFFFFu - uint32_t(key & 0xFFFFFFFFu)); }
 
+// Node v's keys kv[0, d]: its device, the argmax of the d affinities (ties to the lower device), and
+// its priority as a non-negative float (the ready queues order by it, then by lower node id).
+struct NodeKeys {
+    int device;
+    float priority;
+};
+inline NodeKeys decodeKeys(const double* kv, int d) {
+    int best = 0;
+    double bk = kv[0];
+    for (int k = 1; k < d; ++k)
+        if (kv[k] > bk) bk = kv[k], best = k;
+    const double pr = kv[d];
+    return {best, pr > 0 ? float(pr) : 0.0f};
+}
+
 // Binary heaps in plain arrays, for the ready and pending queues. above(a, b): a belongs nearer
 // the top than b (strictly).
 template <class T, class Above>
@@ -167,14 +182,9 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
 
     // Decode placement and priorities.
     for (int v = 0; v < n; ++v) {
-        const double* kv = keys + size_t(v) * (d + 1);
-        int best = 0;
-        double bk = kv[0];
-        for (int k = 1; k < d; ++k)
-            if (kv[k] > bk) bk = kv[k], best = k;
-        dev[v] = best;
-        double pr = kv[d];
-        prio_[v] = pr > 0 ? float(pr) : 0.0f;
+        const NodeKeys nk = decodeKeys(keys + size_t(v) * (d + 1), d);
+        dev[v] = nk.device;
+        prio_[v] = nk.priority;
     }
     // Consumers per (tensor, device) and the releases each copy waits for.
     {
@@ -595,19 +605,13 @@ ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
 
     // Decode placement and priorities; ops without inputs to wait for are ready at once.
     for (int v = 0; v < n; ++v) {
-        const double* kv = keys + size_t(v) * (d + 1);
-        int best = 0;
-        double bk = kv[0];
-        for (int k = 1; k < d; ++k)
-            if (kv[k] > bk) bk = kv[k], best = k;
-        dev[v] = best;
-        const double pr = kv[d];
-        const float prio = pr > 0 ? float(pr) : 0.0f;
+        const NodeKeys nk = decodeKeys(keys + size_t(v) * (d + 1), d);
+        dev[v] = nk.device;
         uint32_t bits;
-        std::memcpy(&bits, &prio, sizeof bits);
+        std::memcpy(&bits, &nk.priority, sizeof bits);
         N[v] = {0.0, bits, initial[v]};
-        cost[v] = opCost[size_t(v) * d + best];
-        if (initial[v] == 0) pushReady(best, keyOf(v));
+        cost[v] = opCost[size_t(v) * d + nk.device];
+        if (initial[v] == 0) pushReady(nk.device, keyOf(v));
     }
     for (int k = 0; k < d; ++k) settle(k);
     for (;;) {
