@@ -125,6 +125,7 @@ ScheduleSimulator::ScheduleSimulator(std::shared_ptr<const ScheduleProblem> prob
     next_.resize(d);
     arrive_.resize(d);
     readyHeap_.resize(d);
+    staged_.resize(d);
     pendingHeap_.resize(d);
 }
 
@@ -482,11 +483,23 @@ ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
         pendingHeap[k][0].at = inf;
     }
     auto keyOf = [N](int v) GRAPHOPT_INLINE { return (uint64_t(N[v].prioBits) << 32) | uint64_t(0xFFFFFFFFu - uint32_t(v)); };
+    // A device's ready ops: the best one added since its last choice waits in `staged` (0: none),
+    // the others in the heap, so that the usual round trip (one op released, then started) never
+    // touches the heap.
+    uint64_t stagedLocal[kLocal];
+    uint64_t* staged = D > 0 ? stagedLocal : staged_.data();
+    std::fill_n(staged, d, 0);
     auto pushReady = [&](int k, uint64_t key) GRAPHOPT_INLINE {
-        heapPush(readyHeap[k], readySize[k]++, key, std::greater<uint64_t>());
+        const uint64_t s0 = staged[k];
+        staged[k] = key > s0 ? key : s0;
+        if (s0 != 0) heapPush(readyHeap[k], readySize[k]++, key > s0 ? s0 : key, std::greater<uint64_t>());
     };
+    auto anyReady = [&](int k) GRAPHOPT_INLINE { return staged[k] != 0; };
     auto popReady = [&](int k) GRAPHOPT_INLINE {
-        return readyNode(heapPop(readyHeap[k], --readySize[k], std::greater<uint64_t>()));
+        // staged is the best, or the heap's top is: the heap holds only what lost to staged.
+        const uint64_t best = staged[k];
+        staged[k] = readySize[k] > 0 ? heapPop(readyHeap[k], --readySize[k], std::greater<uint64_t>()) : 0;
+        return readyNode(best);
     };
     // Pending heaps: earliest first, n + 1 slots each, the one past the end always {inf}, so that
     // the top of an empty heap reads as never.
@@ -532,7 +545,7 @@ ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
     // Device k starts at f the best op released by f. Commonly one release is due and nothing else
     // is ready: it starts without passing through the ready heap.
     auto startAt = [&](int k, double f) GRAPHOPT_INLINE {
-        if (readySize[k] == 0) {
+        if (!anyReady(k)) {
             const int v = popPending(k);
             if (pendingTop(k) > f) return start(k, v, f);
             pushReady(k, keyOf(v));
@@ -555,7 +568,7 @@ ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
     // waits for that release.
     auto settle = [&](int k) GRAPHOPT_INLINE {
         const double a = pendingTop(k);
-        if (readySize[k] > 0 || a <= now) return startAt(k, now);
+        if (anyReady(k) || a <= now) return startAt(k, now);
         if (lookahead && a < earliestArrival(k)) return startAt(k, a);
         next[k] = a;
     };

@@ -121,6 +121,7 @@ private:
     std::vector<ScheduleProblem::SoleOutput> runOut_;
     std::vector<double> next_, arrive_;
     std::vector<uint64_t*> readyHeap_;
+    std::vector<uint64_t> staged_;
     std::vector<Pending*> pendingHeap_;
 };
 
