@@ -483,9 +483,8 @@ ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
         pendingHeap[k][0].at = inf;
     }
     auto keyOf = [N](int v) GRAPHOPT_INLINE { return (uint64_t(N[v].prioBits) << 32) | uint64_t(0xFFFFFFFFu - uint32_t(v)); };
-    // A device's ready ops: the best one added since its last choice waits in `staged` (0: none),
-    // the others in the heap, so that the usual round trip (one op released, then started) never
-    // touches the heap.
+    // A device's ready ops: the best waits in `staged` (0: none), the others in the heap, so that
+    // the usual round trip (one op released, then started) never touches the heap.
     uint64_t stagedLocal[kLocal];
     uint64_t* staged = D > 0 ? stagedLocal : staged_.data();
     std::fill_n(staged, d, 0);
