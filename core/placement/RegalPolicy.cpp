@@ -176,35 +176,37 @@ PolicyConfig PolicyConfig::fromJson(const nlohmann::json& j) {
     return c;
 }
 
-PolicyAction sampleAction(const PolicyOutput& out, Rng& rng) {
+namespace {
+
+// One choice per key (among the Beta pairs) and per node (among the crossover probabilities), in
+// that order; choose(probs, count) picks an index from one distribution.
+template <class Choose>
+PolicyAction chooseAction(const PolicyOutput& out, Choose choose) {
     const int B = int(betaChoices().size()), C = int(crossoverChoices().size());
-    auto draw = [&](const float* probs, int count) {
+    PolicyAction a;
+    const size_t keys = size_t(out.n) * out.keysPerNode;
+    a.beta.resize(keys);
+    a.cross.resize(out.n);
+    for (size_t k = 0; k < keys; ++k) a.beta[k] = choose(out.betaProbs.data() + k * B, B);
+    for (int v = 0; v < out.n; ++v) a.cross[v] = choose(out.crossProbs.data() + size_t(v) * C, C);
+    return a;
+}
+
+}  // namespace
+
+PolicyAction sampleAction(const PolicyOutput& out, Rng& rng) {
+    return chooseAction(out, [&](const float* probs, int count) {
         double u = rng.uniform(), acc = 0;
         for (int i = 0; i < count; ++i) {
             acc += probs[i];
             if (u < acc) return i;
         }
         return count - 1;
-    };
-    PolicyAction a;
-    const size_t keys = size_t(out.n) * out.keysPerNode;
-    a.beta.resize(keys);
-    a.cross.resize(out.n);
-    for (size_t k = 0; k < keys; ++k) a.beta[k] = draw(out.betaProbs.data() + k * B, B);
-    for (int v = 0; v < out.n; ++v) a.cross[v] = draw(out.crossProbs.data() + size_t(v) * C, C);
-    return a;
+    });
 }
 
 PolicyAction greedyAction(const PolicyOutput& out) {
-    const int B = int(betaChoices().size()), C = int(crossoverChoices().size());
-    auto best = [](const float* p, int count) { return int(std::max_element(p, p + count) - p); };
-    PolicyAction a;
-    const size_t keys = size_t(out.n) * out.keysPerNode;
-    a.beta.resize(keys);
-    a.cross.resize(out.n);
-    for (size_t k = 0; k < keys; ++k) a.beta[k] = best(out.betaProbs.data() + k * B, B);
-    for (int v = 0; v < out.n; ++v) a.cross[v] = best(out.crossProbs.data() + size_t(v) * C, C);
-    return a;
+    return chooseAction(out, [](const float* p, int count) { return int(std::max_element(p, p + count) - p); });
 }
 
 double actionLogProb(const PolicyOutput& out, const PolicyAction& a) {
