@@ -6,18 +6,11 @@
 #include <stdexcept>
 #include <unordered_set>
 
+#include "tuning/TunerParams.h"
+
 namespace graphopt::tuning {
 
 namespace {
-
-int intParam(const nlohmann::json& params, const char* key, int def, int lo, int hi) {
-    if (!params.contains(key)) return def;
-    const auto& v = params[key];
-    if (!v.is_number_integer() || v.get<int64_t>() < lo || v.get<int64_t>() > hi)
-        throw std::invalid_argument(std::string(key) + " must be an integer in [" + std::to_string(lo) + ", " +
-                                    std::to_string(hi) + "]");
-    return v.get<int>();
-}
 
 // One knob of `c` set to another of its values, chosen uniformly; `c` itself when no knob has two.
 ConfigIndex randomMove(const KnobSpace& space, ConfigIndex c, const std::vector<size_t>& movable, Rng& rng) {
@@ -34,10 +27,10 @@ ConfigIndex randomMove(const KnobSpace& space, ConfigIndex c, const std::vector<
 }  // namespace
 
 void AnnealingOptions::readParams(const nlohmann::json& params, std::set<std::string>& known) {
-    for (const char* k : {"chains", "steps", "early_stop", "temperature"}) known.insert(k);
-    chains = intParam(params, "chains", chains, 1, 100000);
-    steps = intParam(params, "steps", steps, 1, 1000000);
-    earlyStop = intParam(params, "early_stop", earlyStop, 1, 1000000);
+    chains = int(integerParam(params, "chains", chains, 1, 100000, known));
+    steps = int(integerParam(params, "steps", steps, 1, 1000000, known));
+    earlyStop = int(integerParam(params, "early_stop", earlyStop, 1, 1000000, known));
+    known.insert("temperature");
     if (params.contains("temperature")) {
         if (!params["temperature"].is_number() || params["temperature"].get<double>() < 0)
             throw std::invalid_argument("temperature must be a number >= 0");

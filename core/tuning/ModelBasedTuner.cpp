@@ -18,55 +18,19 @@ constexpr size_t kMaxListedCandidates = 256;
 }  // namespace
 
 void ModelBasedOptions::readParams(const nlohmann::json& params, std::set<std::string>& known) {
-    auto integer = [&](const char* key, int64_t def, int64_t lo, int64_t hi) -> int64_t {
-        known.insert(key);
-        if (!params.contains(key)) return def;
-        const auto& v = params[key];
-        if (!v.is_number_integer() || v.get<int64_t>() < lo || v.get<int64_t>() > hi)
-            throw std::invalid_argument(std::string(key) + " must be an integer in [" + std::to_string(lo) + ", " +
-                                        std::to_string(hi) + "]");
-        return v.get<int64_t>();
-    };
-    auto real = [&](const char* key, double def, double lo, double hi) -> double {
-        known.insert(key);
-        if (!params.contains(key)) return def;
-        const auto& v = params[key];
-        if (!v.is_number() || !(v.get<double>() >= lo) || !(v.get<double>() <= hi))
-            throw std::invalid_argument(std::string(key) + " must be a number in [" + std::to_string(lo) + ", " +
-                                        std::to_string(hi) + "]");
-        return v.get<double>();
-    };
-    planSize = static_cast<int>(integer("plan_size", planSize, 1, 4096));
-    epsilon = real("epsilon", epsilon, 0.0, 1.0);
+    planSize = static_cast<int>(integerParam(params, "plan_size", planSize, 1, 4096, known));
+    epsilon = numberParam(params, "epsilon", epsilon, 0.0, 1.0, known);
     // The model needs measurements; AutoTVM waits for one plan's worth.
-    initialRandom = integer("initial_random", params.contains("plan_size") ? planSize : initialRandom, 0, 1000000);
+    initialRandom = integerParam(params, "initial_random", params.contains("plan_size") ? planSize : initialRandom, 0,
+                                 1000000, known);
     known.insert("replan_every_batch");
     if (params.contains("replan_every_batch")) {
         if (!params["replan_every_batch"].is_boolean()) throw std::invalid_argument("replan_every_batch must be true or false");
         replanEveryBatch = params["replan_every_batch"].get<bool>();
     }
     if (adaptiveSampling) {
-        sampling.firstK = static_cast<int>(integer("first_k", sampling.firstK, 1, 4096));
-        sampling.kneeRatio = real("knee_ratio", sampling.kneeRatio, 1.0, 1e9);
-    }
-}
-
-void readTunerParams(const std::string& tuner, const nlohmann::json& params,
-                     const std::function<void(std::set<std::string>& known)>& read) {
-    std::set<std::string> known;
-    try {
-        read(known);
-    } catch (const std::invalid_argument& e) {
-        const std::string msg = e.what();
-        if (msg.rfind(tuner + ":", 0) == 0) throw;
-        throw std::invalid_argument(tuner + ": " + msg);
-    }
-    if (!params.is_object()) throw std::invalid_argument(tuner + ": tuner parameters must be a JSON object");
-    for (const auto& [key, value] : params.items()) {
-        if (known.count(key)) continue;
-        std::string list;
-        for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-        throw std::invalid_argument(tuner + ": unknown parameter '" + key + "' (known: " + list + ")");
+        sampling.firstK = static_cast<int>(integerParam(params, "first_k", sampling.firstK, 1, 4096, known));
+        sampling.kneeRatio = numberParam(params, "knee_ratio", sampling.kneeRatio, 1.0, 1e9, known);
     }
 }
 

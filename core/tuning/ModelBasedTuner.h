@@ -44,6 +44,7 @@
 #include "tuning/CostModel.h"
 #include "tuning/Explorer.h"
 #include "tuning/Tuner.h"
+#include "tuning/TunerParams.h"
 
 namespace graphopt::tuning {
 
@@ -62,12 +63,6 @@ struct ModelBasedOptions {
     // (the names it knows are added to `known`); throws std::invalid_argument on bad values.
     void readParams(const nlohmann::json& params, std::set<std::string>& known);
 };
-
-// A model-based tuner's --tuner-params: `read` reads its parts' parameters, adding the names it
-// knows to `known`; then any other key is refused ("<tuner>: unknown parameter 'x' (known: ...)").
-// Every error is a std::invalid_argument whose message starts with "<tuner>: ".
-void readTunerParams(const std::string& tuner, const nlohmann::json& params,
-                     const std::function<void(std::set<std::string>& known)>& read);
 
 class ModelBasedTuner : public Tuner {
 public:

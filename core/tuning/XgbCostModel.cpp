@@ -8,6 +8,7 @@
 
 #include "tuning/TemplateSpace.h"
 #include "tuning/Tuner.h"
+#include "tuning/TunerParams.h"
 
 namespace graphopt::tuning {
 
@@ -61,13 +62,7 @@ std::string num(double v) {
 }  // namespace
 
 void XgbOptions::readParams(const nlohmann::json& params, std::set<std::string>& known) {
-    known.insert("rounds");
-    if (params.contains("rounds")) {
-        if (!params["rounds"].is_number_integer() || params["rounds"].get<int64_t>() < 1 ||
-            params["rounds"].get<int64_t>() > 10000)
-            throw std::invalid_argument("rounds must be an integer in [1, 10000]");
-        rounds = params["rounds"].get<int>();
-    }
+    rounds = int(integerParam(params, "rounds", rounds, 1, 10000, known));
 }
 
 XgbCostModel::XgbCostModel(FeatureFn features, XgbOptions options)
