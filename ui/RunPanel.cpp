@@ -125,7 +125,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     RunSpec saved;
     saved.engine = settings.value("run/engine", "brkga").toString().toStdString();
     saved.objective = settings.value("run/objective", "runtime").toString().toStdString();
-    saved.devices = settings.value("run/devices", "2xgpu-pcie").toString().toStdString();
+    saved.devices = settings.value("run/devices", DeviceModel::defaultPresetName()).toString().toStdString();
     saved.budget = settings.value("run/budget", 5000).toLongLong();
     saved.seed = settings.value("run/seed", 1).toULongLong();
     setSpec(saved);

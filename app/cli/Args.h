@@ -1,5 +1,6 @@
-// A small, strict command-line parser: every flag must be declared, values are checked, and a
-// mistake is a UsageError whose message says what was wrong (main() prints it and exits 2).
+// A small, strict command-line parser over a CommandSpec: every option must be one the command
+// describes, values are checked, defaults come from the description, and a mistake is a
+// UsageError whose message says what was wrong (main() prints it and exits 2).
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "CommandSpec.h"
+
 namespace graphopt::cli {
 
 class UsageError : public std::runtime_error {
@@ -19,27 +24,34 @@ public:
 
 class Args {
 public:
-    // `valued`: flags that take a value (--seed 3 or --seed=3); `switches`: flags without one.
-    // Flags are written without the leading dashes.
-    Args(const std::vector<std::string>& argv, const std::set<std::string>& valued,
-         const std::set<std::string>& switches);
+    // Options are written --name VALUE, --name=VALUE or --name (switches). `spec` must outlive
+    // the Args.
+    Args(const std::vector<std::string>& argv, const CommandSpec& spec);
 
     const std::vector<std::string>& positional() const { return positional_; }
     // The single positional argument `what` (e.g. "MODEL"); UsageError when missing or extra.
     std::string onePositional(const std::string& what) const;
+    // UsageError when any positional argument was given.
+    void noPositional() const;
 
+    // Given on the command line (defaults do not count).
     bool has(const std::string& flag) const;
+    // The value given, else the option's default; nullopt when neither.
     std::optional<std::string> get(const std::string& flag) const;
-    std::string get(const std::string& flag, const std::string& fallback) const;
+    // As get(), UsageError "option --x is required" when neither.
     std::string require(const std::string& flag) const;
-    int64_t getInt(const std::string& flag, int64_t fallback, int64_t min, int64_t max) const;
-    uint64_t getSeed(const std::string& flag, uint64_t fallback) const;
-    double getDouble(const std::string& flag, double fallback, double min, double max) const;
-    // The value must be one of `choices`.
-    std::string getChoice(const std::string& flag, const std::string& fallback,
-                          const std::vector<std::string>& choices) const;
+    int64_t getInt(const std::string& flag, int64_t min, int64_t max) const;
+    uint64_t getSeed(const std::string& flag) const;
+    double getDouble(const std::string& flag, double min, double max) const;
+    // One of the option's choices.
+    std::string getChoice(const std::string& flag) const;
+    // A JSON object (e.g. --tuner-params '{"plan_size": 16}'); an empty object when absent.
+    nlohmann::json getJsonObject(const std::string& flag) const;
 
 private:
+    const OptionSpec& option(const std::string& flag) const;  // logic_error for an undeclared flag
+
+    const CommandSpec& spec_;
     std::vector<std::string> positional_;
     std::map<std::string, std::string> values_;
     std::set<std::string> switchesSeen_;

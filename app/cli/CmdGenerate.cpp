@@ -8,14 +8,25 @@
 
 namespace graphopt::cli {
 
+CommandSpec generateCommand() {
+    return {"generate",
+            "",
+            "Writes a synthetic computation graph (native JSON) of one of the generator's families",
+            {{"family", "F", "chain", "graph family", {"chain", "branchy", "layered", "series-parallel"}},
+             {"nodes", "N", "100", "number of nodes (10..10000)"},
+             {"seed", "S", "1", "generator seed"},
+             {"out", "FILE", "", "the JSON file to write (required)"}},
+            {"graphopt generate --family layered --nodes 1000 --seed 1 --out layered.json"}};
+}
+
 int cmdGenerate(const ArgList& argv) {
-    Args args(argv, {"family", "nodes", "seed", "out"}, {});
-    if (!args.positional().empty()) throw UsageError("unexpected argument '" + args.positional()[0] + "'");
+    const CommandSpec spec = generateCommand();
+    Args args(argv, spec);
+    args.noPositional();
     GeneratorOptions opt;
-    opt.family = graphFamilyFromName(
-        args.getChoice("family", "chain", {"chain", "branchy", "layered", "series-parallel"}));
-    opt.nodes = static_cast<int>(args.getInt("nodes", 100, 10, 10000));
-    opt.seed = args.getSeed("seed", 1);
+    opt.family = graphFamilyFromName(args.getChoice("family"));
+    opt.nodes = static_cast<int>(args.getInt("nodes", 10, 10000));
+    opt.seed = args.getSeed("seed");
     const std::string out = args.require("out");
     Graph g = generateGraph(opt);
     saveJson(g, out);

@@ -14,8 +14,17 @@
 
 namespace graphopt::cli {
 
+CommandSpec infoCommand() {
+    return {"info",
+            "FILE",
+            "Nodes, edges, FLOPs (a multiply-add counts 2), bytes and the op histogram of a model",
+            {{"json", "", "", "print JSON instead of text"}},
+            {"graphopt info resources/models/resnet18.onnx --json"}};
+}
+
 int cmdInfo(const ArgList& argv) {
-    Args args(argv, {}, {"json"});
+    const CommandSpec spec = infoCommand();
+    Args args(argv, spec);
     const std::string path = args.onePositional("FILE");
     const Graph g = loadGraph(path);
 

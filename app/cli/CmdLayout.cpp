@@ -11,12 +11,23 @@
 
 namespace graphopt::cli {
 
+CommandSpec layoutCommand() {
+    return {"layout",
+            "MODEL",
+            "Lays a model's graph out with Graphviz dot (the GUI runs this in a child process)",
+            {{"horizontal", "", "", "left to right instead of top to bottom"},
+             {"quality", "Q", "auto", "Graphviz effort; auto picks by graph size", {"auto", "full", "fast", "fastest"}},
+             {"json", "", "", "print the layout as JSON"}},
+            {"graphopt layout resources/models/googlenet.onnx --quality fast"}};
+}
+
 int cmdLayout(const ArgList& argv) {
-    Args args(argv, {"quality"}, {"horizontal", "json"});
+    const CommandSpec spec = layoutCommand();
+    Args args(argv, spec);
     const std::string path = args.onePositional("MODEL");
     LayoutOptions opt;
     opt.direction = args.has("horizontal") ? LayoutOptions::Direction::LeftToRight : LayoutOptions::Direction::TopToBottom;
-    const std::string q = args.getChoice("quality", "auto", {"auto", "full", "fast", "fastest"});
+    const std::string q = args.getChoice("quality");
     opt.quality = q == "full" ? LayoutOptions::Quality::Full
                 : q == "fast" ? LayoutOptions::Quality::Fast
                 : q == "fastest" ? LayoutOptions::Quality::Fastest

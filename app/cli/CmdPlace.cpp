@@ -1,6 +1,4 @@
-// graphopt place MODEL --objective runtime|memory --devices PRESET_OR_FILE --engine NAME
-//                      --budget EVALS --seed S [--threads T] [--json] [--schedule] [--no-weights]
-//                      [--no-store] [--db PATH]
+// graphopt place MODEL: see placeCommand() for the options.
 // Runs a PlacementRun (core/placement) and prints the final running time, peak memory (per device
 // too), evaluations and wall time; --json prints the result object instead.
 #include <iomanip>
@@ -12,11 +10,12 @@
 #include "Args.h"
 #include "Commands.h"
 #include "TextFormat.h"
-#include "RunRecording.h"
+#include "Interrupt.h"
 #include "StoreOptions.h"
 #include "graph/Loaders.h"
 #include "placement/PlacementEngines.h"
 #include "placement/PlacementRun.h"
+#include "run/RecordedRun.h"
 
 namespace graphopt::cli {
 
@@ -36,44 +35,85 @@ std::string secondsText(double s) {
 
 }  // namespace
 
+CommandSpec placeCommand() {
+    CommandSpec spec{"place",
+                     "MODEL",
+                     "Places and schedules a model's operations on a set of devices with a placement engine, and "
+                     "records the run",
+                     {{"engine", "NAME", "brkga", "placement engine (listed below)", placementEngineNames()},
+                      {"objective", "O", "runtime", "what to minimize", {"runtime", "memory"}},
+                      {"devices", "PRESET|FILE", DeviceModel::defaultPresetName(),
+                       "device preset (" + [] {
+                           std::string s;
+                           for (const auto& p : DeviceModel::presetNames()) s += (s.empty() ? "" : ", ") + p;
+                           return s;
+                       }() + ") or a device JSON file"},
+                      {"budget", "EVALS", "5000", "decoder evaluations"},
+                      {"seed", "S", "1", "random seed"},
+                      {"threads", "T", "0", "worker threads (0 = all cores)"},
+                      {"params", "JSON", "", "engine parameters as a JSON object (listed below), e.g. '{\"population\": 200}'"},
+                      {"population", "N", "", "BRKGA/REGAL: chromosomes per generation (params.population)"},
+                      {"elite-fraction", "X", "", "BRKGA/REGAL: params.elite_fraction"},
+                      {"mutant-fraction", "X", "", "BRKGA/REGAL: params.mutant_fraction"},
+                      {"rho-e", "X", "", "BRKGA/REGAL: params.rho_e"},
+                      {"policy", "FILE", "", "REGAL: policy file (params.policy)", {}, "the shipped one for objective and devices"},
+                      {"no-weights", "", "", "do not count weights in device memory (params.count_weights = false)"},
+                      {"schedule", "", "", "with --json: include the full schedule"},
+                      {"json", "", "", "print the result as JSON"},
+                      noStoreOption(),
+                      dbOption()},
+                     {"graphopt place resources/models/resnet18.onnx --engine regal --objective memory",
+                      "graphopt place resources/models/inception_v3.onnx --engine brkga --params '{\"population\": 200}'"}};
+    spec.details = "engines:\n";
+    for (const auto& d : placementEngineDescriptions()) {
+        spec.details += "  " + d.name + ": " + d.summary + "\n";
+        spec.details += describeParams(d.params, "      ");
+    }
+    spec.details += "every engine:\n" + describeParams(placementRunParams(), "      ");
+    return spec;
+}
+
 int cmdPlace(const ArgList& argv) {
-    Args args(argv,
-              {"objective", "devices", "engine", "budget", "seed", "threads", "population", "elite-fraction",
-               "mutant-fraction", "rho-e", "policy", kDbFlag},
-              {"json", "schedule", "no-weights", kNoStoreFlag});
+    const CommandSpec command = placeCommand();
+    Args args(argv, command);
     const std::string path = args.onePositional("MODEL");
     RunSpec spec;
     spec.kind = "placement";
-    spec.objective = args.getChoice("objective", "runtime", {"runtime", "memory"});
-    spec.engine = args.getChoice("engine", "brkga", placementEngineNames());
-    spec.devices = args.get("devices", "2xgpu-pcie");
-    spec.budget = args.getInt("budget", 5000, 0, int64_t(1) << 40);
-    spec.seed = args.getSeed("seed", 1);
-    spec.threads = int(args.getInt("threads", 0, 0, 1024));
-    if (args.has("population")) spec.params["population"] = args.getInt("population", 100, 2, 1'000'000);
-    if (args.has("elite-fraction")) spec.params["elite_fraction"] = args.getDouble("elite-fraction", 0.1, 0, 1);
-    if (args.has("mutant-fraction")) spec.params["mutant_fraction"] = args.getDouble("mutant-fraction", 0.1, 0, 1);
-    if (args.has("rho-e")) spec.params["rho_e"] = args.getDouble("rho-e", 0.7, 0, 1);
+    spec.objective = args.getChoice("objective");
+    spec.engine = args.getChoice("engine");
+    spec.devices = args.require("devices");
+    spec.budget = args.getInt("budget", 0, int64_t(1) << 40);
+    spec.seed = args.getSeed("seed");
+    spec.threads = int(args.getInt("threads", 0, 1024));
+    spec.params = args.getJsonObject("params");
+    if (args.has("population")) spec.params["population"] = args.getInt("population", 2, 1'000'000);
+    if (args.has("elite-fraction")) spec.params["elite_fraction"] = args.getDouble("elite-fraction", 0, 1);
+    if (args.has("mutant-fraction")) spec.params["mutant_fraction"] = args.getDouble("mutant-fraction", 0, 1);
+    if (args.has("rho-e")) spec.params["rho_e"] = args.getDouble("rho-e", 0, 1);
     if (args.has("no-weights")) spec.params["count_weights"] = false;
-    if (args.has("policy")) spec.params["policy"] = args.get("policy", "");  // --engine regal
+    if (args.has("policy")) spec.params["policy"] = args.require("policy");
 
     DeviceModel devices = DeviceModel::load(spec.devices);  // fail on a bad preset before loading
     const Graph g = loadGraph(path);
+    PlacementRun run(g, spec, devices, path);  // refuses a bad engine parameter before anything is stored
     // Recorded in the run store (--db PATH, default in the XDG data folder) unless --no-store;
     // Ctrl-C cancels the run and stores its best result so far.
-    RunRecording recording(args, spec, g, path);
-    const PlacementResult r = recording.guard([&] {
-        PlacementRun run(g, spec, devices, recording.callback(), recording.cancellationToken());
-        return run.run();
-    });
-    recording.finished(r.toJson(), r.cancelled);
+    RecordedRun recorded(run, recordingPathFrom(args));
+    InterruptScope interrupt;
+    PlacementResult r;
+    try {
+        r = recorded.executeAs<PlacementResult>({}, interrupt.token());
+    } catch (const std::exception& e) {
+        throw RunFailure(e.what());
+    }
+    const int status = interrupt.interrupted() ? kExitInterrupted : 0;
 
     if (args.has("json")) {
         nlohmann::json j = r.toJson(args.has("schedule"));
         j["model"] = path;
-        if (recording.runId()) j["run_id"] = *recording.runId();
+        if (recorded.runId()) j["run_id"] = *recorded.runId();
         std::cout << j.dump(2) << "\n";
-        return 0;
+        return status;
     }
     std::cout << "model:        " << path << " (" << g.nodeCount() << " nodes)\n";
     std::cout << "devices:      " << devices.name << " (";
@@ -95,9 +135,9 @@ int cmdPlace(const ArgList& argv) {
               << "\n";
     std::cout << "evaluations:  " << r.evaluations << "\n";
     std::cout << "wall time:    " << secondsText(r.wallS) << (r.cancelled ? " (cancelled)" : "") << "\n";
-    if (recording.runId())
-        std::cout << "recorded:     run " << *recording.runId() << " in " << recording.databasePath() << "\n";
-    return 0;
+    if (recorded.runId())
+        std::cout << "recorded:     run " << *recorded.runId() << " in " << recorded.databasePath() << "\n";
+    return status;
 }
 
 }  // namespace graphopt::cli

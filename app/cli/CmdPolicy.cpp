@@ -1,13 +1,6 @@
-// graphopt train-policy and graphopt eval-policy: REGAL's policy (core/placement/RegalTraining.h).
-//
-// train-policy --objective runtime|memory [--devices PRESET] [--epochs N] [--seed S] --out FILE
-//              [--resume CHECKPOINT] [--checkpoint FILE] [--budget EVALS] [--samples K]
-//              [--batch-graphs G] [--seeds-per-graph S] [--threads T] [--lr X] [--entropy X]
-//              [--hidden H] [--rounds R] [--sizes 30,80,160] [--graph-seeds N] [--models DIR|none]
-//              [--no-store] [--db PATH]
-// eval-policy  --objective runtime|memory [--devices PRESET] --test DIR_OR_FILES [--budget EVALS]
-//              [--seeds N] [--threads T] [--policy FILE] [--baselines heft,single,...]
-//              [--tuned-params JSON | --tune-grid [--tune-on DIR_OR_FILES]] [--json]
+// graphopt train-policy (an adapter over regal::TrainingRun, core/placement/TrainingRun.h) and
+// graphopt eval-policy (core/placement/RegalTraining.h). Options: trainPolicyCommand() and
+// evalPolicyCommand().
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -21,14 +14,16 @@
 
 #include "Args.h"
 #include "Commands.h"
+#include "Interrupt.h"
 #include "StoreOptions.h"
 #include "graph/Loaders.h"
 #include "nn/TorchRuntime.h"
 #include "placement/PlacementEngines.h"
 #include "placement/RegalEngine.h"
 #include "placement/RegalTraining.h"
-#include "store/RunExport.h"
-#include "store/RunRecorder.h"
+#include "placement/TrainingRun.h"
+#include "run/RecordedRun.h"
+#include "run/ResourceLocator.h"
 
 namespace graphopt::cli {
 
@@ -44,8 +39,6 @@ std::vector<std::string> splitList(const std::string& s) {
         if (!item.empty()) out.push_back(item);
     return out;
 }
-
-std::string defaultModelsDir() { return (fs::path(regal::policySourceDir()).parent_path() / "models").string(); }
 
 // A directory with splits.json gives its "test" list (or "train" for split == "train"); another
 // directory gives every graph file in it; anything else is a file.
@@ -83,198 +76,171 @@ std::vector<regal::PolicyGraph> loadGraphs(const std::vector<std::string>& files
     return out;
 }
 
-nlohmann::json readJsonFile(const std::string& path, const char* what) {
-    std::ifstream in(path);
-    if (!in) throw UsageError(path + ": cannot open " + what);
-    try {
-        return nlohmann::json::parse(in);
-    } catch (const std::exception&) {
-        throw UsageError(path + ": " + what + " is not valid JSON (truncated or corrupt?)");
-    }
-}
-
-void writeJsonFile(const std::string& path, const nlohmann::json& j) {
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::trunc);
-        if (!out) throw UsageError(path + ": cannot write");
-        out << j.dump() << "\n";
-        if (!out) throw UsageError(path + ": write failed");
-    }
-    fs::rename(tmp, path);
-}
 
 }  // namespace
 
+CommandSpec trainPolicyCommand() {
+    const EngineDescription& d = regal::trainingDescription();
+    auto param = [&](const char* flag, const char* key, const char* value) {
+        const ParamSpec* p = d.find(key);
+        OptionSpec o{flag, value, "", p->help};
+        if (p->defaultValue.is_string())
+            o.defaultValue = p->defaultValue.get<std::string>();
+        else if (p->defaultValue.is_number_float())
+            o.defaultValue = formatNumber(p->defaultValue.get<double>());
+        else if (!p->defaultValue.is_null())
+            o.defaultValue = p->defaultValue.dump();
+        return o;
+    };
+    CommandSpec spec{
+        "train-policy",
+        "",
+        "Trains REGAL's policy (REINFORCE on BRKGA rollouts) and writes it to a policy file; a checkpoint after "
+        "every epoch, the run recorded epoch by epoch",
+        {{"objective", "O", "runtime", "what the policy learns to minimize", {"runtime", "memory"}},
+         {"devices", "PRESET|FILE", DeviceModel::defaultPresetName(), "the devices the policy places on"},
+         {"out", "FILE", "", "the policy file to write (required)"},
+         param("epochs", "epochs", "N"),
+         {"seed", "S", "1", "random seed (network initialization, sampled actions, BRKGA)"},
+         {"budget", "EVALS", "1500", "BRKGA evaluations per training run"},
+         param("samples", "samples", "K"),
+         param("batch-graphs", "batch_graphs", "G"),
+         param("seeds-per-graph", "seeds_per_graph", "S"),
+         {"threads", "T", "2", "BRKGA worker threads"},
+         param("lr", "lr", "X"),
+         param("entropy", "entropy", "X"),
+         param("hidden", "hidden", "H"),
+         param("rounds", "rounds", "R"),
+         param("sizes", "sizes", "N,N,..."),
+         param("graph-seeds", "graph_seeds", "N"),
+         {"models", "DIR|none", "", "folder with splits.json whose train split is added; none: synthetic graphs only", {},
+          "the bundled models"},
+         {"checkpoint", "FILE", "", "checkpoint written after every epoch", {}, "OUT.ckpt"},
+         {"resume", "CHECKPOINT", "", "go on from this checkpoint (same options)"},
+         noStoreOption(),
+         dbOption()},
+        {"graphopt train-policy --objective runtime --epochs 40 --budget 2000 --out my-policy.json"}};
+    spec.details = "Ctrl-C stops after the current training graph; the last epoch's checkpoint stays, and --resume goes "
+                   "on from it.";
+    return spec;
+}
+
 int cmdTrainPolicy(const ArgList& argv) {
-    Args args(argv,
-              {"objective", "devices", "epochs", "seed", "out", "resume", "checkpoint", "budget", "samples", "batch-graphs",
-               "seeds-per-graph", "threads", "lr", "entropy", "hidden", "rounds", "sizes", "graph-seeds", "models", kDbFlag},
-              {kNoStoreFlag});
-    if (!args.positional().empty()) throw UsageError("unexpected argument '" + args.positional()[0] + "'");
-    regal::TrainOptions o;
-    o.objective = args.getChoice("objective", "runtime", {"runtime", "memory"});
-    o.devices = args.get("devices", "2xgpu-pcie");
-    o.epochs = int(args.getInt("epochs", 10, 1, 100000));
-    o.seed = args.getSeed("seed", 1);
-    o.budget = args.getInt("budget", 1500, 10, int64_t(1) << 30);
-    o.samples = int(args.getInt("samples", 4, 1, 64));
-    o.batchGraphs = int(args.getInt("batch-graphs", 4, 1, 1024));
-    o.seedsPerGraph = int(args.getInt("seeds-per-graph", 2, 1, 64));
-    o.threads = int(args.getInt("threads", 2, 1, 256));
-    o.hyper.learningRate = args.getDouble("lr", 3e-3, 1e-7, 1);
-    o.hyper.entropyCoef = args.getDouble("entropy", 0.01, 0, 10);
-    const std::string out = args.require("out");
-    const std::string checkpointPath = args.get("checkpoint", out + ".ckpt");
-    regal::PolicyConfig config;
-    config.hidden = int(args.getInt("hidden", 32, 4, 1024));
-    config.rounds = int(args.getInt("rounds", 3, 0, 16));
-    regal::TrainingSetOptions set;
-    if (args.has("sizes")) {
-        set.sizes.clear();
-        for (const auto& s : splitList(args.get("sizes", ""))) {
-            int v = 0;
-            try {
-                v = std::stoi(s);
-            } catch (const std::exception&) {
-                throw UsageError("option --sizes: '" + s + "' is not a number");
-            }
-            if (v < 10 || v > 10000) throw UsageError("option --sizes: sizes must be in 10..10000");
-            set.sizes.push_back(v);
-        }
-    }
-    set.graphSeeds = int(args.getInt("graph-seeds", 2, 1, 100));
-    const std::string models = args.get("models", defaultModelsDir());
-    set.modelsDir = models == "none" ? "" : models;
-    if (!set.modelsDir.empty() && !fs::exists(fs::path(set.modelsDir) / "splits.json"))
-        throw UsageError(set.modelsDir + ": no splits.json (give --models DIR or --models none)");
-    set.validationNodes = std::min(120, *std::max_element(set.sizes.begin(), set.sizes.end()));
-    if (args.has("resume") && !fs::exists(args.get("resume", "")))
-        throw UsageError(args.get("resume", "") + ": checkpoint not found");
-
-    const DeviceModel devices = DeviceModel::load(o.devices);
-    config.devices = devices.deviceCount();
-    const PlacementObjective objective = objectiveFromName(o.objective);
-    nn::setTorchThreads(1);
-    auto model = regal::makePolicyModel(config, o.seed);
-    std::cerr << "train-policy: preparing training graphs\n";
-    auto train = regal::buildTrainingSet(set, devices, objective);
-    auto validation = regal::buildValidationSet(set, devices, objective);
-    regal::PolicyTrainer trainer(*model, devices, o, std::move(train), std::move(validation));
-    if (args.has("resume")) {
-        const std::string path = args.get("resume", "");
-        try {
-            trainer.restore(readJsonFile(path, "checkpoint"));
-        } catch (const std::invalid_argument& e) {
-            throw UsageError(path + ": " + e.what());
-        }
-        std::cerr << "train-policy: resumed from " << path << " after epoch " << trainer.epochsDone() << "\n";
-    }
-
+    const CommandSpec command = trainPolicyCommand();
+    Args args(argv, command);
+    args.noPositional();
     RunSpec spec;
     spec.kind = "training";
     spec.engine = "regal";
-    spec.objective = o.objective;
-    spec.devices = o.devices;
-    spec.budget = o.budget;
-    spec.seed = o.seed;
-    spec.threads = o.threads;
-    spec.params = o.toJson();
-    spec.params["out"] = out;
-    std::unique_ptr<RunRecorder> recorder;
-    if (!args.has(kNoStoreFlag)) recorder = std::make_unique<RunRecorder>(storePathFrom(args), spec, std::nullopt, "REGAL policy training");
-
-    const auto t0 = std::chrono::steady_clock::now();
-    int64_t evaluations = 0;
-    regal::EpochReport last;
-    double bestValidation = -1e9;
-    while (trainer.epochsDone() < o.epochs) {
-        last = trainer.runEpoch();
-        evaluations += last.evaluations;
-        bestValidation = std::max(bestValidation, last.validationMeanImprovement);
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        std::fprintf(stderr,
-                     "epoch %d/%d  mean reward %+.4f  validation win rate %.2f  mean improvement %+.2f%%  entropy %.3f  "
-                     "%.1f s (total %.0f s)\n",
-                     last.epoch, o.epochs, last.meanReward, last.validationWinRate, 100 * last.validationMeanImprovement,
-                     last.entropy, last.seconds, elapsed);
-        if (recorder) {
-            ProgressEvent ev;
-            ev.step = last.epoch;
-            ev.evaluations = evaluations;
-            ev.bestCost = -100 * bestValidation;
-            ev.elapsedS = elapsed;
-            ev.values = {{"mean_reward", last.meanReward},
-                         {"validation_win_rate", last.validationWinRate},
-                         {"validation_mean_improvement", last.validationMeanImprovement},
-                         {"entropy", last.entropy},
-                         {"epoch_s", last.seconds}};
-            recorder->record(ev);
-        }
-        writeJsonFile(checkpointPath, trainer.checkpoint());
-    }
-
-    regal::PolicyFile file;
-    file.objective = o.objective;
-    file.devices = o.devices;
-    file.config = config;
-    file.parameters = model->parameters();
+    spec.objective = args.getChoice("objective");
+    spec.devices = args.require("devices");
+    spec.seed = args.getSeed("seed");
+    spec.budget = args.getInt("budget", 10, int64_t(1) << 30);
+    spec.threads = int(args.getInt("threads", 1, 256));
+    nlohmann::json& p = spec.params;
+    p["epochs"] = args.getInt("epochs", 1, 100000);
+    p["samples"] = args.getInt("samples", 1, 64);
+    p["batch_graphs"] = args.getInt("batch-graphs", 1, 1024);
+    p["seeds_per_graph"] = args.getInt("seeds-per-graph", 1, 64);
+    p["lr"] = args.getDouble("lr", 1e-7, 1);
+    p["entropy"] = args.getDouble("entropy", 0, 10);
+    p["hidden"] = args.getInt("hidden", 4, 1024);
+    p["rounds"] = args.getInt("rounds", 0, 16);
+    p["sizes"] = args.require("sizes");
+    p["graph_seeds"] = args.getInt("graph-seeds", 1, 100);
+    p["out"] = args.require("out");
+    if (args.has("models")) p["models"] = args.require("models");
+    if (args.has("checkpoint")) p["checkpoint"] = args.require("checkpoint");
+    if (args.has("resume")) p["resume"] = args.require("resume");
     std::ostringstream cmd;
     cmd << "graphopt train-policy";
     for (const auto& a : argv) cmd << " " << a;
-    file.training = o.toJson();
-    file.training["command"] = cmd.str();
-    file.training["epochs_done"] = trainer.epochsDone();
-    file.training["sizes"] = set.sizes;
-    file.training["graph_seeds"] = set.graphSeeds;
-    file.training["models"] = set.modelsDir.empty() ? "none" : "train split of splits.json";
-    file.training["final_validation_win_rate"] = last.validationWinRate;
-    file.training["final_validation_mean_improvement"] = last.validationMeanImprovement;
-    file.training["torch"] = nn::torchVersion();
-    regal::writePolicyFile(out, file);
-    const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::cerr << "train-policy: wrote " << out << " (" << std::fixed << std::setprecision(0) << total << " s)\n";
-    if (recorder) {
-        recorder->finish(runResultFromEngineJson({{"cost", -100 * last.validationMeanImprovement},
-                                                  {"validation_win_rate", last.validationWinRate},
-                                                  {"mean_reward", last.meanReward},
-                                                  {"policy", out},
-                                                  {"epochs", trainer.epochsDone()},
-                                                  {"wall_s", total}}));
+
+    std::unique_ptr<regal::TrainingRun> run;
+    try {
+        run = std::make_unique<regal::TrainingRun>(spec, cmd.str());
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
     }
-    std::cout << out << "\n";
+    run->setLog([](const std::string& line) { std::cerr << "train-policy: " << line << "\n"; });
+    const int epochs = p["epochs"].get<int>();
+    RunReporter reporter;
+    reporter.progress = [epochs](const ProgressEvent& e) {
+        std::fprintf(stderr,
+                     "epoch %lld/%d  mean reward %+.4f  validation win rate %.2f  mean improvement %+.2f%%  entropy %.3f  "
+                     "%.1f s (total %.0f s)\n",
+                     static_cast<long long>(e.step), epochs, e.values.value("mean_reward", 0.0),
+                     e.values.value("validation_win_rate", 0.0), 100 * e.values.value("validation_mean_improvement", 0.0),
+                     e.values.value("entropy", 0.0), e.values.value("epoch_s", 0.0), e.elapsedS);
+    };
+    nn::setTorchThreads(1);
+    RecordedRun recorded(*run, recordingPathFrom(args));
+    InterruptScope interrupt;
+    regal::TrainingResult res;
+    try {
+        res = recorded.executeAs<regal::TrainingResult>(reporter, interrupt.token());
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());  // a checkpoint that does not fit (other options, corrupt)
+    } catch (const std::exception& e) {
+        throw RunFailure(e.what());
+    }
+    if (res.status() == RunStatus::Cancelled) {
+        std::cerr << "train-policy: interrupted after " << res.epochsDone << " epochs; "
+                  << (res.checkpointPath.empty() ? std::string("no checkpoint yet")
+                                                 : "resume with --resume " + res.checkpointPath)
+                  << "\n";
+        return kExitInterrupted;
+    }
+    std::cerr << "train-policy: wrote " << res.policyPath << " (" << std::fixed << std::setprecision(0) << res.wallS
+              << " s)\n";
+    std::cout << res.policyPath << "\n";
     return 0;
 }
 
+CommandSpec evalPolicyCommand() {
+    return {"eval-policy",
+            "",
+            "Evaluates a REGAL policy against uniform BRKGA (and tuned BRKGA and baselines) on test graphs",
+            {{"objective", "O", "runtime", "the objective the policy was trained for", {"runtime", "memory"}},
+             {"devices", "PRESET|FILE", DeviceModel::defaultPresetName(), "the devices to place on"},
+             {"test", "DIR_OR_FILES", "", "graphs: a folder with splits.json (its test split), another folder, or "
+                                          "comma-separated files (required)"},
+             {"budget", "EVALS", "5000", "BRKGA evaluations per run"},
+             {"seeds", "N", "3", "BRKGA seeds 1..N"},
+             {"threads", "T", "2", "BRKGA worker threads"},
+             {"policy", "FILE", "", "policy file", {}, "the shipped one for objective and devices"},
+             {"action", "A", "greedy", "greedy: most probable choice; sample: drawn, seeded by the BRKGA seed",
+              {"greedy", "sample"}},
+             {"baselines", "E,E,...", "", "placement engines to compare with, e.g. heft,xla-best,single,local"},
+             {"tuned-params", "JSON", "", "BRKGA parameters for a tuned-BRKGA column"},
+             {"tune-grid", "", "", "find the tuned-BRKGA parameters by a grid search on the train split"},
+             {"tune-on", "DIR_OR_FILES", "", "graphs for --tune-grid", {}, "the bundled models' train split"},
+             {"json", "", "", "print JSON instead of a table"}},
+            {"graphopt eval-policy --objective runtime --test resources/models --budget 5000 --seeds 3 --baselines "
+             "heft,xla-best,single,local"}};
+}
+
 int cmdEvalPolicy(const ArgList& argv) {
-    Args args(argv,
-              {"objective", "devices", "test", "budget", "seeds", "threads", "policy", "baselines", "tuned-params", "tune-on", "action"},
-              {"json", "tune-grid"});
-    if (!args.positional().empty()) throw UsageError("unexpected argument '" + args.positional()[0] + "'");
-    const std::string objectiveName = args.getChoice("objective", "runtime", {"runtime", "memory"});
-    const std::string devicesName = args.get("devices", "2xgpu-pcie");
+    const CommandSpec command = evalPolicyCommand();
+    Args args(argv, command);
+    args.noPositional();
+    const std::string objectiveName = args.getChoice("objective");
+    const std::string devicesName = args.require("devices");
     regal::EvalOptions o;
-    o.budget = args.getInt("budget", 5000, 1, int64_t(1) << 30);
-    o.seeds = int(args.getInt("seeds", 3, 1, 100));
-    o.threads = int(args.getInt("threads", 2, 1, 256));
-    o.sampleActions = args.getChoice("action", "greedy", {"greedy", "sample"}) == "sample";
+    o.budget = args.getInt("budget", 1, int64_t(1) << 30);
+    o.seeds = int(args.getInt("seeds", 1, 100));
+    o.threads = int(args.getInt("threads", 1, 256));
+    o.sampleActions = args.getChoice("action") == "sample";
     if (args.has("baselines")) {
-        o.baselines = splitList(args.get("baselines", ""));
+        o.baselines = splitList(args.require("baselines"));
         for (const auto& b : o.baselines) findPlacementEngine(b);  // fail early on a bad name
     }
-    if (args.has("tuned-params")) {
-        try {
-            o.tunedParams = nlohmann::json::parse(args.get("tuned-params", ""));
-        } catch (const std::exception&) {
-            throw UsageError("option --tuned-params: not valid JSON");
-        }
-        if (!o.tunedParams.is_object()) throw UsageError("option --tuned-params: must be a JSON object");
-    }
+    if (args.has("tuned-params")) o.tunedParams = args.getJsonObject("tuned-params");
     const std::string testSpec = args.require("test");
     const DeviceModel devices = DeviceModel::load(devicesName);
     const PlacementObjective objective = objectiveFromName(objectiveName);
     const std::string policy =
-        args.has("policy") ? args.get("policy", "") : regal::findDefaultPolicy(objectiveName, devices.name, regal::policySourceDir());
+        args.has("policy") ? args.require("policy") : regal::findDefaultPolicy(objectiveName, devices.name);
     regal::PolicyFile meta;
     auto model = regal::loadPolicyModel(policy, &meta);
     if (meta.config.devices != devices.deviceCount())
@@ -285,7 +251,7 @@ int cmdEvalPolicy(const ArgList& argv) {
     const bool json = args.has("json");
 
     if (args.has("tune-grid")) {
-        const auto tuneFiles = graphFiles(args.get("tune-on", defaultModelsDir()), "train");
+        const auto tuneFiles = graphFiles(args.get("tune-on").value_or(modelsDir()), "train");
         const auto tuneGraphs = loadGraphs(tuneFiles, devices, objective);
         std::cerr << "eval-policy: grid search for BRKGA on " << tuneGraphs.size() << " training graphs\n";
         o.tunedParams = regal::tuneBrkgaGrid(tuneGraphs, devices, o.budget, 1, o.threads,

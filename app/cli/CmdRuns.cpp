@@ -19,8 +19,9 @@ namespace graphopt::cli {
 
 namespace {
 
-const char kRunsUsage[] =
-    "runs list|show|compare|export|delete (try: runs list [--graph G] [--engine E] [--json])";
+const char kRunsUsage[] = "runs list|show|compare|export|delete (see graphopt runs --help)";
+
+const OptionSpec kJson{"json", "", "", "print JSON instead of text"};
 
 int64_t parseRunId(const std::string& text) {
     int64_t id = 0;
@@ -70,14 +71,15 @@ RunStore openExisting(const Args& a) {
 }
 
 int runsList(const ArgList& args) {
-    Args a(args, {kDbFlag, "graph", "engine", "kind", "status", "limit"}, {"json"});
-    if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional()[0] + "'");
+    const CommandSpec spec = runsSubcommands()[0];
+    Args a(args, spec);
+    a.noPositional();
     RunFilter f;
-    f.graph = a.get("graph", "");
-    f.engine = a.get("engine", "");
-    f.kind = a.get("kind", "");
-    if (a.has("status")) f.status = runStatusFromName(a.getChoice("status", "", {"running", "finished", "cancelled", "failed", "interrupted"}));
-    f.limit = a.getInt("limit", 0, 0, 1000000000);
+    f.graph = a.get("graph").value_or("");
+    f.engine = a.get("engine").value_or("");
+    f.kind = a.get("kind").value_or("");
+    if (a.has("status")) f.status = runStatusFromName(a.getChoice("status"));
+    f.limit = a.getInt("limit", 0, 1000000000);
     std::string path = storePathFrom(a);
     RunStore store(path);
     auto runs = store.listRuns(f);
@@ -111,7 +113,8 @@ int runsList(const ArgList& args) {
 }
 
 int runsShow(const ArgList& args) {
-    Args a(args, {kDbFlag}, {"json"});
+    const CommandSpec spec = runsSubcommands()[1];
+    Args a(args, spec);
     int64_t id = parseRunId(a.onePositional("run ID"));
     RunStore store = openExisting(a);
     RunSummary s = store.run(id);
@@ -153,13 +156,14 @@ int runsShow(const ArgList& args) {
 }
 
 int runsCompare(const ArgList& args) {
-    Args a(args, {kDbFlag, "points"}, {"json"});
+    const CommandSpec spec = runsSubcommands()[2];
+    Args a(args, spec);
     if (a.positional().size() < 2) throw UsageError("compare needs at least two run IDs");
     std::vector<int64_t> ids;
     for (const auto& p : a.positional()) ids.push_back(parseRunId(p));
     const bool json = a.has("json");
     // Text shows a short table of the curves; JSON every point unless --points says otherwise.
-    size_t points = size_t(a.getInt("points", json ? 0 : 11, 0, 1000000));
+    size_t points = a.has("points") ? size_t(a.getInt("points", 0, 1000000)) : (json ? 0 : 11);
     RunStore store = openExisting(a);
     std::vector<RunSummary> runs;
     std::vector<std::optional<RunResult>> results;
@@ -233,7 +237,8 @@ int runsCompare(const ArgList& args) {
 }
 
 int runsExport(const ArgList& args) {
-    Args a(args, {kDbFlag, "out"}, {"csv", "json"});
+    const CommandSpec spec = runsSubcommands()[3];
+    Args a(args, spec);
     int64_t id = parseRunId(a.onePositional("run ID"));
     if (a.has("csv") == a.has("json")) throw UsageError("export needs exactly one of --csv or --json");
     RunStore store = openExisting(a);
@@ -253,7 +258,8 @@ int runsExport(const ArgList& args) {
 }
 
 int runsDelete(const ArgList& args) {
-    Args a(args, {kDbFlag}, {});
+    const CommandSpec spec = runsSubcommands()[4];
+    Args a(args, spec);
     int64_t id = parseRunId(a.onePositional("run ID"));
     RunStore store = openExisting(a);
     int64_t events = store.run(id).eventCount;
@@ -263,6 +269,47 @@ int runsDelete(const ArgList& args) {
 }
 
 }  // namespace
+
+std::vector<CommandSpec> runsSubcommands() {
+    const OptionSpec db = dbOption();
+    return {
+        {"runs list",
+         "",
+         "The recorded runs, newest first, with their best cost",
+         {db,
+          {"graph", "G", "", "only runs on graphs whose name, file or content hash starts with G"},
+          {"engine", "E", "", "only runs of this engine or tuner"},
+          {"kind", "K", "", "only placement, tuning or training runs"},
+          {"status", "S", "", "only runs in this status", {"running", "finished", "cancelled", "failed", "interrupted"}},
+          {"limit", "N", "0", "at most N runs (0 = all)"},
+          kJson},
+         {"graphopt runs list --kind placement --limit 10"}},
+        {"runs show", "ID", "One run: spec, status, result and progress", {db, kJson}, {"graphopt runs show 3"}},
+        {"runs compare",
+         "ID ID [ID...]",
+         "Runs side by side: final figures and best-so-far curves sampled at the same points",
+         {db, {"points", "N", "", "curve points per run", {}, "11; all with --json"}, kJson},
+         {"graphopt runs compare 1 2"}},
+        {"runs export",
+         "ID",
+         "One run with every event, measurement and its result, as CSV or JSON",
+         {db,
+          {"csv", "", "", "write CSV"},
+          {"json", "", "", "write JSON"},
+          {"out", "FILE", "", "write to FILE instead of standard output"}},
+         {"graphopt runs export 3 --csv --out run3.csv"}},
+        {"runs delete", "ID", "Deletes a run with its events, measurements and result", {db}, {"graphopt runs delete 3"}},
+    };
+}
+
+CommandSpec runsCommand() {
+    CommandSpec spec{"runs", "list|show|compare|export|delete ...", "The recorded runs, for comparison", {}, {}, ""};
+    for (const auto& sub : runsSubcommands()) {
+        spec.details += "graphopt " + sub.usageLine() + "\n    " + sub.summary + "\n";
+        spec.examples.push_back(sub.examples.front());
+    }
+    return spec;
+}
 
 int cmdRuns(const ArgList& args) {
     if (args.empty()) throw UsageError(std::string("missing what to do: ") + kRunsUsage);

@@ -12,8 +12,17 @@
 
 namespace graphopt::cli {
 
+CommandSpec tasksCommand() {
+    return {"tasks",
+            "MODEL",
+            "The tuning tasks of a model: its heavy operators (conv2d, dense) merged by shape, with FLOPs and uses",
+            {{"json", "", "", "print JSON instead of text"}},
+            {"graphopt tasks resources/models/resnet18.onnx"}};
+}
+
 int cmdTasks(const ArgList& argv) {
-    Args args(argv, {}, {"json"});
+    const CommandSpec spec = tasksCommand();
+    Args args(argv, spec);
     const std::string path = args.onePositional("MODEL");
     const Graph g = loadGraph(path);
     std::vector<std::string> skipped;

@@ -1,6 +1,6 @@
-// graphopt tune MODEL [--task K|--all] --tuner NAME [--tuner-params JSON] --measurer halide|sim
-//               --trials N --seed S [--batch B] [--min-time S] [--timeout S] [--worker PATH]
-//               [--peak] [--json]
+// graphopt tune MODEL: tunes the kernels of a model's tasks, one recorded tuning run per task (see
+// tuneCommand() for the options). Measurements stream to the run store as they complete; Ctrl-C
+// stores the running task as cancelled with what it measured and starts no other task.
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
@@ -12,49 +12,61 @@
 
 #include "Args.h"
 #include "Commands.h"
-#include "RunRecording.h"
+#include "Interrupt.h"
 #include "StoreOptions.h"
 #include "graph/Loaders.h"
-#include "tuning/HalideMeasurer.h"
+#include "run/RecordedRun.h"
 #include "tuning/LibtorchReference.h"
 #include "tuning/PeakFlops.h"
-#include "tuning/SimulatedMeasurer.h"
 #include "tuning/TemplateSpace.h"
 #include "tuning/TuningRun.h"
 
 namespace graphopt::cli {
 
+CommandSpec tuneCommand() {
+    using namespace graphopt::tuning;
+    CommandSpec spec{
+        "tune",
+        "MODEL",
+        "Tunes the kernels of a model's heavy operators: a tuner proposes schedule configurations, real Halide "
+        "kernels (or the simulated CPU) measure them; one recorded run per task",
+        {{"task", "K", "", "the task to tune (see graphopt tasks MODEL)"},
+         {"all", "", "", "tune every task, one after the other"},
+         {"tuner", "NAME", "random", "search strategy (listed below)", tunerNames()},
+         {"tuner-params", "JSON", "", "the tuner's parameters as a JSON object (listed below)"},
+         {"measurer", "M", "halide", "halide: real kernels timed on this CPU; sim: the simulated CPU", {"halide", "sim"}},
+         {"trials", "N", "32", "measurements per task"},
+         {"seed", "S", "1", "random seed"},
+         {"batch", "B", "8", "configurations proposed and measured together"},
+         {"min-time", "S", "0.05", "halide: timed runs per measurement add up to at least S seconds"},
+         {"timeout", "S", "20", "halide: limit per measurement, compile included (s)"},
+         {"worker", "PATH", "", "halide: the measure worker", {}, "graphopt-measure-worker beside this program"},
+         {"peak", "", "", "also measure and print the machine's FMA peak"},
+         {"quiet", "", "", "no progress on stderr"},
+         {"json", "", "", "print the results as JSON"},
+         noStoreOption(),
+         dbOption()},
+        {"graphopt tune resources/models/resnet18.onnx --task 1 --tuner release --measurer halide --trials 48",
+         "graphopt tune resources/models/resnet18.onnx --all --tuner autotvm --measurer sim --trials 128"}};
+    spec.details = "tuners (--tuner-params keys below each):\n";
+    for (const auto& d : tunerDescriptions()) {
+        spec.details += "  " + d.name + ": " + d.summary + "\n";
+        spec.details += describeParams(d.params, "      ");
+    }
+    return spec;
+}
+
 int cmdTune(const ArgList& argv) {
     using namespace graphopt::tuning;
-    Args args(argv,
-              {"task", "tuner", "tuner-params", "measurer", "trials", "seed", "batch", "min-time", "timeout", "worker",
-               kDbFlag},
-              {"all", "json", "peak", "quiet", kNoStoreFlag});
+    const CommandSpec command = tuneCommand();
+    Args args(argv, command);
     const std::string path = args.onePositional("MODEL");
-    const std::string tunerName = args.get("tuner", "random");
-    {
-        const auto names = tunerNames();
-        bool known = false;
-        for (const auto& n : names) known |= n == tunerName;
-        if (!known) {
-            std::string list;
-            for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-            throw UsageError("--tuner must be one of: " + list);
-        }
-    }
-    nlohmann::json tunerParams = nlohmann::json::object();
-    if (auto p = args.get("tuner-params")) {
-        try {
-            tunerParams = nlohmann::json::parse(*p);
-        } catch (const std::exception&) {
-            throw UsageError("--tuner-params must be a JSON object, e.g. '{\"population\": 50}'");
-        }
-        if (!tunerParams.is_object()) throw UsageError("--tuner-params must be a JSON object");
-    }
-    const std::string measurerName = args.getChoice("measurer", "halide", {"halide", "sim"});
-    const int64_t trials = args.getInt("trials", 32, 1, 1000000);
-    const uint64_t seed = args.getSeed("seed", 1);
-    const int batch = static_cast<int>(args.getInt("batch", 8, 1, 4096));
+    const std::string tunerName = args.getChoice("tuner");
+    const nlohmann::json tunerParams = args.getJsonObject("tuner-params");
+    const std::string measurerName = args.getChoice("measurer");
+    const int64_t trials = args.getInt("trials", 1, 1000000);
+    const uint64_t seed = args.getSeed("seed");
+    const int batch = static_cast<int>(args.getInt("batch", 1, 4096));
     if (args.has("all") && args.has("task")) throw UsageError("give --task K or --all, not both");
 
     const Graph g = loadGraph(path);
@@ -62,12 +74,34 @@ int cmdTune(const ArgList& argv) {
     if (tasks.empty()) throw std::runtime_error(path + ": no tunable operators (Conv, Gemm, MatMul)");
     std::vector<size_t> chosen;
     if (args.has("task")) {
-        const int64_t k = args.getInt("task", 0, 0, static_cast<int64_t>(tasks.size()) - 1);
+        const int64_t k = args.getInt("task", 0, static_cast<int64_t>(tasks.size()) - 1);
         chosen.push_back(static_cast<size_t>(k));
     } else if (args.has("all")) {
         for (size_t i = 0; i < tasks.size(); ++i) chosen.push_back(i);
     } else {
         throw UsageError("give --task K (see graphopt tasks " + path + ") or --all");
+    }
+    // One spec per task; the first is checked (tuner parameters, ...) before anything is timed.
+    auto specFor = [&](size_t idx) {
+        RunSpec spec;
+        spec.kind = "tuning";
+        spec.engine = tunerName;
+        spec.objective = "latency";
+        spec.budget = trials;
+        spec.seed = seed;
+        spec.params = {{"task_index", idx}, {"measurer", measurerName}, {"batch_size", batch},
+                       {"tuner_params", tunerParams}};
+        if (measurerName == "halide") {
+            spec.params["min_time"] = args.getDouble("min-time", 0.0, 60.0);
+            spec.params["timeout"] = args.getDouble("timeout", 0.1, 3600.0);
+            if (args.has("worker")) spec.params["worker"] = args.require("worker");
+        }
+        return spec;
+    };
+    try {
+        TuningRun probe(g, specFor(chosen.front()), path);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
     }
 
     // Real measurements are compared with libtorch's own kernels on the same shapes, on one thread
@@ -95,16 +129,8 @@ int cmdTune(const ArgList& argv) {
             }
         }
 
-    std::unique_ptr<Measurer> measurer;
-    if (measurerName == "sim") {
-        measurer = std::make_unique<SimulatedMeasurer>(seed);
-    } else {
-        HalideMeasurerOptions o;
-        o.minTimeS = args.getDouble("min-time", 0.05, 0.0, 60.0);
-        o.timeoutS = args.getDouble("timeout", 20.0, 0.1, 3600.0);
-        o.workerPath = args.get("worker", "");
-        measurer = std::make_unique<HalideMeasurer>(o);
-    }
+    // One measurer for every task (one worker process for real measurements).
+    const std::unique_ptr<Measurer> measurer = makeMeasurer(specFor(chosen.front()));
 
     const bool json = args.has("json"), quiet = args.has("quiet") || json;
     nlohmann::json out;
@@ -117,61 +143,32 @@ int cmdTune(const ArgList& argv) {
     out["tasks"] = nlohmann::json::array();
     double totalS = 0, libtorchS = 0;
     bool allTuned = true, allReferenced = !libtorch.empty();
+    InterruptScope interrupt;
+    const std::string dbPath = recordingPathFrom(args);
     for (size_t idx : chosen) {
         const TuningTask& task = tasks[idx];
         const KnobSpace space = templateSpace(task);
-        TuningRunOptions opts;
-        opts.budget = trials;
-        opts.batchSize = batch;
-        opts.seed = seed;
-        TuningRun run(task, *measurer, makeTuner(tunerName, task, seed, tunerParams), opts);
+        TuningRun run(g, specFor(idx), path, measurer.get());
         if (!quiet) std::cerr << "task " << idx << ": " << task.describe() << " (" << space.size() << " configs)\n";
-
-        // One stored run per task: its progress events while it runs, then every measurement.
-        RunSpec spec;
-        spec.kind = "tuning";
-        spec.engine = tunerName;
-        spec.objective = "latency";
-        spec.budget = trials;
-        spec.seed = seed;
-        spec.params = {{"task_index", idx}, {"task", task.describe()}, {"measurer", measurerName},
-                       {"batch_size", batch}, {"tuner_params", tunerParams}};
-        RunRecording recording(args, spec, g, path);
-        ProgressCallback record = recording.callback();
-        ProgressCallback progress = [&](const ProgressEvent& e) {
-            if (record) record(e);
-            if (quiet) return;
-            std::cerr << "  " << e.evaluations << "/" << trials << " measured, best " << std::fixed
-                      << std::setprecision(2) << e.values.value("best_gflops", 0.0) << " GFLOP/s\r" << std::flush;
-            std::cerr.unsetf(std::ios::fixed);
-        };
-        const TuningResult res = recording.guard([&] { return run.run(progress, recording.cancellationToken()); });
+        // One stored run per task: measurements and progress stream to the store as they come.
+        RecordedRun recorded(run, dbPath);
+        RunReporter reporter;
+        if (!quiet)
+            reporter.progress = [&](const ProgressEvent& e) {
+                std::cerr << "  " << e.evaluations << "/" << trials << " measured, best " << std::fixed
+                          << std::setprecision(2) << e.values.value("best_gflops", 0.0) << " GFLOP/s\r" << std::flush;
+                std::cerr.unsetf(std::ios::fixed);
+            };
+        TuningResult res;
+        try {
+            res = recorded.executeAs<TuningResult>(reporter, interrupt.token());
+        } catch (const std::exception& e) {
+            throw RunFailure("task " + std::to_string(idx) + ": " + e.what());
+        }
         if (!quiet) std::cerr << "\n";
-        if (res.status == RunStatus::Failed) {
-            recording.failed(res.error);
-            throw std::runtime_error("task " + std::to_string(idx) + ": " + res.error);
-        }
-        const std::string taskName = task.describe();
-        for (const auto& m : res.measurements) {
-            graphopt::TuningMeasurement stored;
-            stored.task = taskName;
-            stored.config = {{"index", m.result.config}, {"knobs", space.describeText(m.result.config)}};
-            if (m.result.ok) {
-                stored.latencyS = m.result.latencyS;
-                stored.gflops = m.result.gflops;
-            }
-            stored.error = m.result.error;
-            stored.clusterId = m.cluster;
-            recording.measurement(stored);
-        }
+        if (res.status() == RunStatus::Failed) throw RunFailure("task " + std::to_string(idx) + ": " + res.error());
         nlohmann::json t = res.toJson();
-        {
-            nlohmann::json summary = t;
-            summary.erase("measurements");  // stored one by one above
-            if (res.hasBest()) summary["cost"] = res.bestLatencyS();
-            recording.finished(summary, res.status == RunStatus::Cancelled);
-        }
-        if (recording.runId()) t["run_id"] = *recording.runId();
+        if (recorded.runId()) t["run_id"] = *recorded.runId();
         t["task_index"] = idx;
         t["weight"] = task.weight;
         const nlohmann::json taskJson = t["task"];
@@ -201,7 +198,7 @@ int cmdTune(const ArgList& argv) {
                       << std::setprecision(4) << std::setw(10) << res.bestLatencyS() * 1e3 << " ms  "
                       << res.measurements.size() << " measured, " << res.failures() << " failed";
             std::cout.unsetf(std::ios::fixed);
-            if (res.hasBest()) std::cout << "\n     best: " << space.describeText(res.measurements[res.best].result.config);
+            if (res.hasBest()) std::cout << "\n     best: " << res.measurements[res.best].knobs;
             if (ref != libtorch.end() && res.hasBest())
                 std::cout << "\n     libtorch: " << std::fixed << std::setprecision(2) << ref->second.best.gflops
                           << " GFLOP/s " << std::setprecision(4) << ref->second.best.medianS * 1e3 << " ms on "
@@ -210,7 +207,13 @@ int cmdTune(const ArgList& argv) {
             std::cout.unsetf(std::ios::fixed);
             std::cout << "\n";
         }
+        if (interrupt.interrupted()) {
+            allTuned = false;  // the other tasks are not started
+            if (!quiet) std::cerr << "interrupted: task " << idx << " stored as cancelled; no other task started\n";
+            break;
+        }
     }
+    const int status = interrupt.interrupted() ? kExitInterrupted : 0;
     out["estimated_total_latency_s"] = allTuned ? nlohmann::json(totalS) : nlohmann::json(nullptr);
     // libtorch's time for the same operators (halide measurer only) and the ratio tuned / libtorch.
     const bool compared = allTuned && allReferenced && libtorchS > 0;
@@ -223,7 +226,7 @@ int cmdTune(const ArgList& argv) {
     }
     if (json) {
         std::cout << out.dump(2) << "\n";
-        return 0;
+        return status;
     }
     if (allTuned) {
         std::cout << std::setprecision(4) << "estimated time of the tuned operators (best latency x uses): "
@@ -238,7 +241,7 @@ int cmdTune(const ArgList& argv) {
                   << out["peak"]["gflops_1_thread"].get<double>() << " GFLOP/s on 1 thread, "
                   << out["peak"]["gflops_all_threads"].get<double>() << " on " << out["peak"]["threads"].get<int>()
                   << "\n";
-    return 0;
+    return status;
 }
 
 }  // namespace graphopt::cli

@@ -1,14 +1,49 @@
-// One function per `graphopt` subcommand. Each takes the arguments after the subcommand's name
-// and returns the exit status. Errors are thrown (UsageError, GraphError, std::exception) and
-// turned into one line on stderr and exit status 2 by main().
+// One function per `graphopt` subcommand, and its description (CommandSpec). Each function takes
+// the arguments after the subcommand's name and returns the exit status; errors are thrown and
+// turned into one line on stderr by main():
+//   UsageError, bad input (a file that cannot be read, a bad value)   exit 2
+//   RunFailure: a run that started and then failed                   exit 1
+//   interrupted by Ctrl-C / SIGTERM (the command returns it)         exit 130
 #pragma once
 
+#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "CommandSpec.h"
 
 namespace graphopt::cli {
 
 using ArgList = std::vector<std::string>;
+
+constexpr int kExitRunFailed = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitInterrupted = 130;
+
+class RunFailure : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct Command {
+    CommandSpec spec;
+    int (*run)(const ArgList& args);
+};
+
+// Every subcommand, in the order `graphopt help` lists them. Specs that list engines or tuners
+// read the registries: register them first (main does).
+std::vector<Command> commands();
+
+CommandSpec infoCommand();
+CommandSpec generateCommand();
+CommandSpec layoutCommand();
+CommandSpec runsCommand();
+std::vector<CommandSpec> runsSubcommands();  // "runs list", "runs show", ...
+CommandSpec placeCommand();
+CommandSpec tasksCommand();
+CommandSpec tuneCommand();
+CommandSpec trainPolicyCommand();
+CommandSpec evalPolicyCommand();
 
 int cmdInfo(const ArgList& args);
 int cmdGenerate(const ArgList& args);

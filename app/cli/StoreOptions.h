@@ -12,7 +12,12 @@ namespace graphopt::cli {
 inline const char kDbFlag[] = "db";
 inline const char kNoStoreFlag[] = "no-store";
 
+OptionSpec dbOption();
+OptionSpec noStoreOption();
+
 // --db when given, else the default database path (its folder is created).
 std::string storePathFrom(const Args& args);
+// Where a run is recorded: "" with --no-store, else storePathFrom(args).
+std::string recordingPathFrom(const Args& args);
 
 }  // namespace graphopt::cli

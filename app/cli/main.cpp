@@ -1,85 +1,85 @@
-// graphopt: the command-line twin of GraphOpt Studio.
+// graphopt: the command-line twin of GraphOpt Studio. Each subcommand describes itself
+// (Commands.h); `graphopt help COMMAND` and `graphopt COMMAND --help` print that description.
 #include <cstring>
 #include <exception>
 #include <iostream>
 
 #include "Args.h"
 #include "Commands.h"
-#include "tuning/LearnedTuners.h"
 #include "placement/RegalEngine.h"
+#include "tuning/LearnedTuners.h"
 
 namespace {
 
 using namespace graphopt::cli;
 
-struct Command {
-    const char* name;
-    int (*run)(const ArgList&);
-    const char* usage;
-};
+void printUsage(std::ostream& os, const std::vector<Command>& all) {
+    os << "usage: graphopt COMMAND [OPTIONS]     (graphopt help COMMAND, or graphopt COMMAND --help, for one)\n\n"
+          "commands:\n";
+    size_t width = 0;
+    for (const auto& c : all) width = std::max(width, c.spec.name.size());
+    for (const auto& c : all) os << "  " << c.spec.name << std::string(width + 2 - c.spec.name.size(), ' ') << c.spec.summary << "\n";
+    os << "\nErrors print one line on stderr. Exit status: 0 done, 1 a run failed, 2 usage error or unreadable input,\n"
+          "130 interrupted (Ctrl-C: the run is stored as cancelled with its best so far).\n";
+}
 
-// Add a subcommand here and declare it in Commands.h.
-const Command kCommands[] = {
-    {"info", cmdInfo, "info FILE [--json]                       nodes, edges, FLOPs, bytes, op histogram"},
-    {"generate", cmdGenerate,
-     "generate --family chain|branchy|layered|series-parallel --nodes N --seed S --out FILE"},
-    {"layout", cmdLayout, "layout MODEL [--horizontal] [--quality auto|full|fast|fastest] [--json]   Graphviz dot layout"},
-    {"runs", cmdRuns,
-     "runs list [--graph G] [--engine E] [--kind K] [--status S] [--limit N] [--json]   recorded runs\n"
-     "  runs show ID [--json] | runs compare ID ID [ID...] [--points N] [--json]\n"
-     "  runs export ID --csv|--json [--out FILE] | runs delete ID\n"
-     "       (every runs command takes --db PATH; default $XDG_DATA_HOME/graphopt-studio/runs.db)"},
-    {"place", cmdPlace,
-     "place MODEL [--objective runtime|memory] [--devices 2xgpu-pcie|4xgpu-nvlink|cpu+gpu|FILE]\n"
-     "       [--engine brkga|regal|random|local|list|dfs|postorder|xla-best|heft|single|exhaustive] [--policy FILE]\n"
-     "       [--budget EVALS] [--seed S] [--threads T] [--json] [--schedule] [--no-weights]\n"
-     "       [--no-store] [--db PATH]"},
-    {"tasks", cmdTasks, "tasks MODEL [--json]                      tuning tasks: conv2d/dense shapes, FLOPs, uses"},
-    {"tune", cmdTune,
-     "tune MODEL --task K|--all [--tuner random|grid|ga|autotvm|autotvm-as|release] [--measurer halide|sim] [--trials N]\n"
-     "       [--seed S] [--tuner-params JSON] [--batch B] [--min-time S] [--timeout S] [--worker PATH] [--peak] [--json]\n"
-     "       (autotvm params: plan_size epsilon initial_random replan_every_batch rounds chains steps early_stop temperature;\n"
-     "        autotvm-as also first_k knee_ratio; release: plan_size epsilon initial_random rounds first_k\n"
-     "        knee_ratio and the PPO agent's episodes steps stop_fraction epochs minibatch update_samples lr\n"
-     "        gamma lambda clip entropy value_coef hidden restart_fraction candidates)"},
-    {"train-policy", cmdTrainPolicy,
-     "train-policy --objective runtime|memory --out FILE [--devices PRESET] [--epochs N] [--seed S]\n"
-     "       [--resume CHECKPOINT] [--budget EVALS] [--samples K] [--threads T] [--models DIR|none] [--no-store] [--db PATH]\n"
-     "       (REGAL's policy: REINFORCE on synthetic graphs and the train split; see README)"},
-    {"eval-policy", cmdEvalPolicy,
-     "eval-policy --objective runtime|memory --test DIR_OR_FILES [--devices PRESET] [--budget EVALS] [--seeds N]\n"
-     "       [--policy FILE] [--baselines heft,single,...] [--tuned-params JSON | --tune-grid] [--json]"},
-};
+bool wantsHelp(const ArgList& args) {
+    for (const auto& a : args)
+        if (a == "--help" || a == "-h") return true;
+    return false;
+}
 
-void printUsage(std::ostream& os) {
-    os << "usage: graphopt COMMAND [OPTIONS]\n\ncommands:\n";
-    for (const auto& c : kCommands) os << "  " << c.usage << "\n";
-    os << "\nErrors print one line on stderr and exit with status 2.\n";
+// `graphopt help runs list`, `graphopt runs list --help`: the subcommand's own help.
+int printHelp(const Command& c, const ArgList& args) {
+    if (c.spec.name == "runs" && !args.empty())
+        for (const auto& sub : runsSubcommands())
+            if (sub.name == "runs " + args[0]) {
+                sub.printHelp(std::cout);
+                return 0;
+            }
+    c.spec.printHelp(std::cout);
+    return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
-        printUsage(argc < 2 ? std::cerr : std::cout);
-        return argc < 2 ? 2 : 0;
+    // Engines and tuners from graphopt_nn register here, and only here, so every command and its
+    // help sees them.
+    graphopt::tuning::registerLearnedTuners();  // release
+    graphopt::registerRegalEngine();            // regal
+    const std::vector<Command> all = commands();
+    if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+        printUsage(argc < 2 ? std::cerr : std::cout, all);
+        return argc < 2 ? kExitUsage : 0;
     }
-    const std::string name = argv[1];
+    std::string name = argv[1];
     ArgList rest(argv + 2, argv + argc);
-    graphopt::tuning::registerLearnedTuners();  // release (graphopt_nn)
-    graphopt::registerRegalEngine();
-    for (const auto& c : kCommands) {
-        if (name != c.name) continue;
+    bool help = false;
+    if (name == "help") {
+        if (rest.empty()) {
+            printUsage(std::cout, all);
+            return 0;
+        }
+        name = rest.front();
+        rest.erase(rest.begin());
+        help = true;
+    }
+    for (const auto& c : all) {
+        if (name != c.spec.name) continue;
+        if (help || wantsHelp(rest)) return printHelp(c, rest);
         try {
             return c.run(rest);
-        } catch (const UsageError& e) {
+        } catch (const RunFailure& e) {
             std::cerr << "graphopt " << name << ": " << e.what() << "\n";
-            return 2;
+            return kExitRunFailed;
         } catch (const std::exception& e) {
+            // Usage errors and input that cannot be used (a truncated model, a corrupt database, a
+            // bad parameter) are refused before a run starts.
             std::cerr << "graphopt " << name << ": " << e.what() << "\n";
-            return 2;
+            return kExitUsage;
         }
     }
     std::cerr << "graphopt: unknown command '" << name << "' (try graphopt --help)\n";
-    return 2;
+    return kExitUsage;
 }

@@ -14,7 +14,7 @@
 #include "graph/Loaders.h"
 #include "graph/SyntheticGenerator.h"
 #include "placement/PlacementRun.h"
-#include "placement/Rng.h"
+#include "run/Rng.h"
 #include "placement/ScheduleSimulator.h"
 
 using namespace graphopt;

@@ -116,8 +116,8 @@ BrkgaOutcome BrkgaSearch::run(std::vector<KeyDecoder>& decoders, WorkerPool& poo
                     drawMutant(rng, x);
                     return;
                 }
-                const double* elite = pop.data() + size_t(order[rng.below(ne)]) * L_;
-                const double* other = pop.data() + size_t(order[ne + rng.below(p - ne)]) * L_;
+                const double* elite = pop.data() + size_t(order[rng.index(ne)]) * L_;
+                const double* other = pop.data() + size_t(order[ne + rng.index(p - ne)]) * L_;
                 if (bias_.inheritProb.empty()) {
                     const double rho = params_.rhoE;
                     for (size_t k = 0; k < L_; ++k) x[k] = rng.uniform() < rho ? elite[k] : other[k];

@@ -18,7 +18,7 @@
 #include <span>
 #include <vector>
 
-#include "placement/Rng.h"
+#include "run/Rng.h"
 #include "placement/WorkerPool.h"
 
 namespace graphopt {

@@ -48,6 +48,8 @@ public:
 
     // "2xgpu-pcie" (default), "4xgpu-nvlink", "cpu+gpu".
     static std::vector<std::string> presetNames();
+    // The preset every command and view starts from: "2xgpu-pcie".
+    static const char* defaultPresetName() { return "2xgpu-pcie"; }
     static DeviceModel preset(const std::string& name);  // throws std::invalid_argument
     // A preset name, or else a path to a JSON file (see fromJson). Errors name the preset or file.
     static DeviceModel load(const std::string& presetOrFile);

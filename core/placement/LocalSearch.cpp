@@ -6,7 +6,7 @@
 // Sequential by nature: one thread whatever --threads says.
 #include "placement/PlacementEngines.h"
 
-#include "placement/Rng.h"
+#include "run/Rng.h"
 
 namespace graphopt {
 
@@ -24,7 +24,7 @@ SearchOutcome localSearchEngine(const SearchContext& ctx) {
     out.evaluations = 1;
     int64_t step = 0;
     while (out.evaluations < ctx.budget) {
-        const int v = rng.below(n);
+        const int v = rng.index(n);
         double* kv = cur.data() + size_t(v) * (d + 1);
         std::copy(kv, kv + d + 1, saved.begin());
         if (d > 1 && rng.uniform() < 0.5) {

@@ -10,43 +10,95 @@
 namespace graphopt {
 
 namespace {
+
+struct Entry {
+    EngineDescription description;
+    PlacementEngine engine;
+};
+
 struct Registry {
     std::mutex mutex;
-    std::map<std::string, PlacementEngine> engines;
+    std::map<std::string, Entry> engines;
 };
+
+// The engines every build has; REGAL registers itself from graphopt_nn (registerRegalEngine).
+std::vector<Entry> builtinEngines() {
+    const auto evals = ParamSpec::number("max_evaluations", 2e6, 1, 1e12,
+                                         "refuse graphs whose placements and orders outnumber this");
+    return {
+        {{"brkga", "Biased random-key genetic algorithm over the schedule simulator (REGAL's search, uniform keys)",
+          brkgaParams()},
+         [](const SearchContext& c) { return brkgaEngine(c); }},
+        {{"random", "Random keys, as many as the budget allows; the best one is kept", {}}, randomSearchEngine},
+        {{"local", "Hill climbing on the keys from a random start, one key changed at a time", {}}, localSearchEngine},
+        {{"list", "XLA-style list scheduler on one device: the op that frees the most bytes first", {}}, xlaListEngine},
+        {{"dfs", "XLA-style depth-first post-order on one device", {}}, xlaDfsEngine},
+        {{"postorder", "Plain post-order on one device", {}}, xlaPostOrderEngine},
+        {{"xla-best", "Best of the three XLA-style memory schedulers on each device", {}}, xlaBestEngine},
+        {{"heft", "HEFT: earliest-finish-time list scheduling over all devices (running time)", {}}, heftEngine},
+        {{"single", "Everything on one device, in topological order; the best device is kept", {}}, singleDeviceEngine},
+        {{"exhaustive", "Every placement and order: the true optimum, for tiny graphs only", {evals}}, exhaustiveEngine},
+    };
+}
+
 Registry& registry() {
     static Registry r;
     static std::once_flag builtins;
     std::call_once(builtins, [] {
-        r.engines["brkga"] = [](const SearchContext& c) { return brkgaEngine(c); };
-        r.engines["random"] = randomSearchEngine;
-        r.engines["local"] = localSearchEngine;
-        r.engines["list"] = xlaListEngine;
-        r.engines["dfs"] = xlaDfsEngine;
-        r.engines["postorder"] = xlaPostOrderEngine;
-        r.engines["xla-best"] = xlaBestEngine;
-        r.engines["heft"] = heftEngine;
-        r.engines["single"] = singleDeviceEngine;
-        r.engines["exhaustive"] = exhaustiveEngine;
+        for (auto& e : builtinEngines()) r.engines[e.description.name] = std::move(e);
     });
     return r;
 }
-}  // namespace
 
-void registerPlacementEngine(const std::string& name, PlacementEngine engine) {
-    Registry& r = registry();
-    std::lock_guard lock(r.mutex);
-    r.engines[name] = std::move(engine);
-}
-
-PlacementEngine findPlacementEngine(const std::string& name) {
-    Registry& r = registry();
-    std::lock_guard lock(r.mutex);
+const Entry& findEntry(Registry& r, const std::string& name) {
     auto it = r.engines.find(name);
     if (it != r.engines.end()) return it->second;
     std::string list;
     for (const auto& [n, e] : r.engines) list += (list.empty() ? "" : "|") + n;
     throw std::invalid_argument("unknown placement engine '" + name + "' (" + list + ")");
+}
+
+}  // namespace
+
+const std::vector<ParamSpec>& placementRunParams() {
+    static const std::vector<ParamSpec> p = {
+        ParamSpec::boolean("count_weights", true, "count weights in device memory (peak memory and capacity)"),
+        ParamSpec::object("measured_costs_s",
+                          "{node name: seconds}: measured costs that replace the device model's estimate "
+                          "(e.g. from kernel tuning)"),
+    };
+    return p;
+}
+
+const std::vector<ParamSpec>& brkgaParams() {
+    static const std::vector<ParamSpec> p = {
+        ParamSpec::integer("population", BrkgaParams{}.population, 2, 1'000'000, "chromosomes per generation"),
+        ParamSpec::number("elite_fraction", BrkgaParams{}.eliteFraction, 0, 1, "share of the population kept as elite"),
+        ParamSpec::number("mutant_fraction", BrkgaParams{}.mutantFraction, 0, 1,
+                          "share replaced by new random (REGAL: policy-drawn) chromosomes each generation"),
+        ParamSpec::number("rho_e", BrkgaParams{}.rhoE, 0, 1,
+                          "probability a child takes an elite parent's key (REGAL: per node from the policy)"),
+    };
+    return p;
+}
+
+void registerPlacementEngine(EngineDescription description, PlacementEngine engine) {
+    Registry& r = registry();
+    std::lock_guard lock(r.mutex);
+    const std::string name = description.name;
+    r.engines[name] = {std::move(description), std::move(engine)};
+}
+
+PlacementEngine findPlacementEngine(const std::string& name) {
+    Registry& r = registry();
+    std::lock_guard lock(r.mutex);
+    return findEntry(r, name).engine;
+}
+
+EngineDescription describePlacementEngine(const std::string& name) {
+    Registry& r = registry();
+    std::lock_guard lock(r.mutex);
+    return findEntry(r, name).description;
 }
 
 std::vector<std::string> placementEngineNames() {
@@ -55,6 +107,14 @@ std::vector<std::string> placementEngineNames() {
     std::vector<std::string> names;
     for (const auto& [n, e] : r.engines) names.push_back(n);
     return names;
+}
+
+std::vector<EngineDescription> placementEngineDescriptions() {
+    Registry& r = registry();
+    std::lock_guard lock(r.mutex);
+    std::vector<EngineDescription> out;
+    for (const auto& [n, e] : r.engines) out.push_back(e.description);
+    return out;
 }
 
 SearchOutcome brkgaEngine(const SearchContext& ctx, const KeyBias& bias) {

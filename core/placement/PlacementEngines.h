@@ -1,6 +1,8 @@
 // The placement engines and their registry. Every engine maps a SearchContext to the best
-// chromosome it found. The run looks engines up by name, so a new engine (REGAL: BRKGA plus a
-// learned KeyBias) plugs in with registerPlacementEngine() and no change to PlacementRun.
+// chromosome it found, and describes itself (name, summary, parameters with type, default, range
+// and help: run/ParamSpec.h). The run looks engines up by name, so a new engine (REGAL: BRKGA plus
+// a learned KeyBias) plugs in with registerPlacementEngine() and no change to PlacementRun; the
+// CLI's help, the GUI's run panel and the README's engine list come from the descriptions.
 #pragma once
 
 #include <functional>
@@ -9,16 +11,26 @@
 
 #include "placement/BrkgaSearch.h"
 #include "placement/SearchContext.h"
+#include "run/ParamSpec.h"
 
 namespace graphopt {
 
 using PlacementEngine = std::function<SearchOutcome(const SearchContext&)>;
 
 // Replaces an engine of the same name. Thread-safe.
-void registerPlacementEngine(const std::string& name, PlacementEngine engine);
+void registerPlacementEngine(EngineDescription description, PlacementEngine engine);
 // Throws std::invalid_argument listing the known engines.
 PlacementEngine findPlacementEngine(const std::string& name);
+EngineDescription describePlacementEngine(const std::string& name);
 std::vector<std::string> placementEngineNames();
+std::vector<EngineDescription> placementEngineDescriptions();  // by name
+
+// Parameters every placement run reads, whatever the engine (PlacementRun): count_weights and
+// measured_costs_s.
+const std::vector<ParamSpec>& placementRunParams();
+// BRKGA's parameters (population, elite_fraction, mutant_fraction, rho_e), shared by every engine
+// built on BRKGA (brkga, regal).
+const std::vector<ParamSpec>& brkgaParams();
 
 // BRKGA on the simulator; params: population, elite_fraction, mutant_fraction, rho_e.
 // `bias` carries REGAL's per-key Beta mutants and per-key crossover probabilities.

@@ -39,6 +39,19 @@ nlohmann::json PlacementResult::toJson(bool includeSchedule) const {
     return j;
 }
 
+RunResult PlacementResult::toRunResult() const {
+    // toJson(true) holds every figure once; the store splits it into cost, placement, schedule
+    // and the named figures.
+    nlohmann::json j = toJson(true);
+    RunResult r;
+    r.cost = cost;
+    r.placement = std::move(j["placement"]);
+    r.schedule = std::move(j["schedule"]);
+    for (const char* moved : {"cost", "placement", "schedule", "order"}) j.erase(moved);
+    r.costs = std::move(j);
+    return r;
+}
+
 PlacementResult PlacementResult::fromJson(const nlohmann::json& j) {
     PlacementResult r;
     r.engine = j.value("engine", "");

@@ -9,10 +9,11 @@
 #include <nlohmann/json.hpp>
 
 #include "placement/ScheduleDetail.h"
+#include "run/RunContract.h"
 
 namespace graphopt {
 
-struct PlacementResult {
+struct PlacementResult : RunOutcome {
     std::string engine, objective, devices;  // devices: the device model's name
     int64_t budget = 0;
     uint64_t seed = 1;
@@ -36,6 +37,12 @@ struct PlacementResult {
     // with includeSchedule the full schedule (ops, transfers, memory curves).
     nlohmann::json toJson(bool includeSchedule = false) const;
     static PlacementResult fromJson(const nlohmann::json& j);  // inverse of toJson
+
+    RunStatus status() const override { return cancelled ? RunStatus::Cancelled : RunStatus::Finished; }
+    // cost: the objective; placement: node name -> device name; schedule: the full schedule;
+    // costs: runtime_s, peak_bytes, device_peak_bytes, evaluations, wall_s, feasible, and the
+    // run's settings (engine, objective, devices, budget, seed, count_weights, engine_info).
+    RunResult toRunResult() const override;
 };
 
 }  // namespace graphopt

@@ -8,25 +8,30 @@
 
 namespace graphopt {
 
-PlacementRun::PlacementRun(const Graph& graph, RunSpec spec, ProgressCallback progress, const CancellationToken* cancel)
-    : PlacementRun(graph, spec, DeviceModel::load(spec.devices.empty() ? "2xgpu-pcie" : spec.devices),
-                   std::move(progress), cancel) {}
+PlacementRun::PlacementRun(const Graph& graph, RunSpec spec, std::string modelPath)
+    : PlacementRun(graph, spec, DeviceModel::load(spec.devices.empty() ? DeviceModel::defaultPresetName() : spec.devices),
+                   std::move(modelPath)) {}
 
-PlacementRun::PlacementRun(const Graph& graph, RunSpec spec, DeviceModel devices, ProgressCallback progress,
-                           const CancellationToken* cancel)
-    : graph_(graph), spec_(std::move(spec)), devices_(std::move(devices)), progress_(std::move(progress)),
-      cancel_(cancel) {
+PlacementRun::PlacementRun(const Graph& graph, RunSpec spec, DeviceModel devices, std::string modelPath)
+    : graph_(graph), spec_(std::move(spec)), devices_(std::move(devices)), modelPath_(std::move(modelPath)) {
     if (spec_.kind.empty()) spec_.kind = "placement";
     if (spec_.objective.empty()) spec_.objective = "runtime";
     if (spec_.engine.empty()) spec_.engine = "brkga";
     if (spec_.devices.empty()) spec_.devices = devices_.name;
     objectiveFromName(spec_.objective);   // validates
-    findPlacementEngine(spec_.engine);    // validates
+    // The engine must know every parameter, with the right type and in range.
+    std::vector<ParamSpec> known = placementRunParams();
+    for (const auto& p : describePlacementEngine(spec_.engine).params) known.push_back(p);  // validates the name
+    checkParams(spec_.engine, known, spec_.params);
     if (spec_.budget < 0) throw std::invalid_argument("budget must be >= 0");
     if (devices_.deviceCount() < 1) throw std::invalid_argument("the device model has no devices");
 }
 
-PlacementResult PlacementRun::run() {
+std::unique_ptr<RunOutcome> PlacementRun::execute(const RunReporter& reporter, const CancellationToken* cancel) {
+    return std::make_unique<PlacementResult>(run(reporter, cancel));
+}
+
+PlacementResult PlacementRun::run(const RunReporter& reporter, const CancellationToken* cancel) {
     const auto t0 = std::chrono::steady_clock::now();
     ScheduleOptions opts;
     opts.objective = objectiveFromName(spec_.objective);
@@ -54,8 +59,8 @@ PlacementResult PlacementRun::run() {
     ctx.seed = spec_.seed;
     ctx.threads = threads;
     ctx.params = spec_.params;
-    ctx.progress = progress_;
-    ctx.cancel = cancel_;
+    ctx.progress = reporter.progress;
+    ctx.cancel = cancel;
     ctx.started = t0;
 
     SearchOutcome outcome = findPlacementEngine(spec_.engine)(ctx);

@@ -1,13 +1,12 @@
-// A placement run (papers/REGAL.md): Graph + RunSpec in, PlacementResult out. A plain object that
-// the CLI runs on its own thread and the GUI on a worker thread; it reports ProgressEvents through
-// the callback (on the run's thread), checks the token every generation or batch, and returns the
-// best found so far when cancelled.
+// A placement run (papers/REGAL.md), the placement kind of the run contract (run/RunContract.h):
+// Graph + RunSpec in, PlacementResult out. The CLI runs it on its own thread and the GUI on a
+// worker thread; it reports ProgressEvents through the reporter (on the run's thread), checks the
+// token every generation or batch, and returns the best found so far when cancelled.
 //
 // RunSpec fields used: engine (any registered: see PlacementEngines.h), objective (runtime|memory),
 // devices (preset or JSON file; or pass a DeviceModel), budget (decoder evaluations), seed, threads
-// (0 = all cores), params: population, elite_fraction, mutant_fraction, rho_e (BRKGA),
-// count_weights (bool, default true), max_evaluations (exhaustive), measured_costs_s ({node name:
-// seconds}, measured costs that replace the device model's estimate, e.g. from kernel tuning).
+// (0 = all cores), params: placementRunParams() (count_weights, measured_costs_s) and the engine's
+// own (describePlacementEngine(engine).params); anything else is refused.
 #pragma once
 
 #include <optional>
@@ -15,29 +14,32 @@
 #include "graph/Graph.h"
 #include "placement/DeviceModel.h"
 #include "placement/PlacementResult.h"
-#include "run/Run.h"
+#include "run/RunContract.h"
 
 namespace graphopt {
 
-class PlacementRun {
+class PlacementRun : public Run {
 public:
     // `graph` must outlive the run. Throws std::invalid_argument for a bad spec (unknown engine,
-    // objective or devices) so callers can refuse before starting a thread.
-    PlacementRun(const Graph& graph, RunSpec spec, ProgressCallback progress = {},
-                 const CancellationToken* cancel = nullptr);
-    PlacementRun(const Graph& graph, RunSpec spec, DeviceModel devices, ProgressCallback progress = {},
-                 const CancellationToken* cancel = nullptr);
+    // objective or devices, a parameter the engine does not know or of the wrong type) so callers
+    // can refuse before starting a thread. `modelPath` is what the store records as the graph's file.
+    PlacementRun(const Graph& graph, RunSpec spec, std::string modelPath = "");
+    PlacementRun(const Graph& graph, RunSpec spec, DeviceModel devices, std::string modelPath = "");
 
-    const RunSpec& spec() const { return spec_; }
+    const RunSpec& spec() const override { return spec_; }
+    RunSubject subject() const override { return {&graph_, modelPath_, ""}; }
     const DeviceModel& devices() const { return devices_; }
-    PlacementResult run();
+    PlacementResult run(const RunReporter& reporter = {}, const CancellationToken* cancel = nullptr);
+    PlacementResult run(const ProgressCallback& progress, const CancellationToken* cancel = nullptr) {
+        return run(RunReporter{progress, {}, {}}, cancel);
+    }
+    std::unique_ptr<RunOutcome> execute(const RunReporter& reporter, const CancellationToken* cancel) override;
 
 private:
     const Graph& graph_;
     RunSpec spec_;
     DeviceModel devices_;
-    ProgressCallback progress_;
-    const CancellationToken* cancel_;
+    std::string modelPath_;
 };
 
 }  // namespace graphopt

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "placement/Rng.h"
+#include "run/Rng.h"
 #include "placement/WorkerPool.h"
 
 namespace graphopt {

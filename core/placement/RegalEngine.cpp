@@ -9,14 +9,8 @@
 
 #include "placement/PlacementEngines.h"
 
-#ifndef GRAPHOPT_POLICY_SOURCE_DIR
-#define GRAPHOPT_POLICY_SOURCE_DIR ""
-#endif
-
 namespace graphopt {
 namespace regal {
-
-std::string policySourceDir() { return GRAPHOPT_POLICY_SOURCE_DIR; }
 
 std::unique_ptr<PolicyModel> loadPolicyModel(const std::string& path, PolicyFile* file) {
     PolicyFile f = readPolicyFile(path);
@@ -49,7 +43,7 @@ SearchOutcome regalEngine(const SearchContext& ctx) {
     const auto t0 = std::chrono::steady_clock::now();
     const std::string objective = objectiveName(ctx.problem->options.objective);
     std::string path = ctx.params.value("policy", "");
-    if (path.empty()) path = regal::findDefaultPolicy(objective, ctx.devices.name, regal::policySourceDir());
+    if (path.empty()) path = regal::findDefaultPolicy(objective, ctx.devices.name);
     const std::string mode = ctx.params.value("action", "greedy");
     if (mode != "greedy" && mode != "sample") throw std::invalid_argument("params.action must be greedy or sample");
     const bool sampled = mode == "sample";
@@ -78,6 +72,16 @@ SearchOutcome regalEngine(const SearchContext& ctx) {
 
 }  // namespace
 
-void registerRegalEngine() { registerPlacementEngine("regal", regalEngine); }
+void registerRegalEngine() {
+    EngineDescription d;
+    d.name = "regal";
+    d.summary = "REGAL: BRKGA whose mutants and crossover are steered per node by the trained graph neural network";
+    d.params = brkgaParams();
+    d.params.push_back(ParamSpec::string("policy", "",
+                                         "policy file [default: the shipped policy for the objective and devices]"));
+    d.params.push_back(ParamSpec::string("action", "greedy",
+                                         "greedy: the most probable choice per node; sample: drawn from the policy"));
+    registerPlacementEngine(std::move(d), regalEngine);
+}
 
 }  // namespace graphopt

@@ -23,8 +23,6 @@ namespace regal {
 std::unique_ptr<PolicyModel> makePolicyModel(const PolicyConfig& config, uint64_t seed);
 // Reads a policy file into a network; errors are std::invalid_argument "PATH: reason".
 std::unique_ptr<PolicyModel> loadPolicyModel(const std::string& path, PolicyFile* file = nullptr);
-// resources/policies of the source tree this was built from.
-std::string policySourceDir();
 
 }  // namespace regal
 }  // namespace graphopt

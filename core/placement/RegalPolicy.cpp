@@ -1,5 +1,7 @@
 #include "placement/RegalPolicy.h"
 
+#include "run/ResourceLocator.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -281,24 +283,15 @@ std::string policyFileName(const std::string& objective, const std::string& devi
     return "regal-" + objective + "-" + devices + ".json";
 }
 
-std::string findDefaultPolicy(const std::string& objective, const std::string& devices, const std::string& sourceDir) {
+std::string findDefaultPolicy(const std::string& objective, const std::string& devices) {
     namespace fs = std::filesystem;
     const std::string file = policyFileName(objective, devices);
-    std::vector<fs::path> dirs;
-    if (const char* env = std::getenv("GRAPHOPT_POLICY_DIR"); env && *env) dirs.emplace_back(env);
-    std::error_code ec;
-    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (!ec) {
-        const fs::path share = exe.parent_path().parent_path() / "share" / "graphopt-studio";
-        dirs.push_back(share / "policies");
-        dirs.push_back(share / "resources" / "policies");  // where packaging installs resources/
-    }
-    if (!sourceDir.empty()) dirs.emplace_back(sourceDir);
     std::string looked;
-    for (const auto& dir : dirs) {
-        const fs::path p = dir / file;
+    std::error_code ec;
+    for (const auto& dir : policySearchDirs()) {
+        const fs::path p = fs::path(dir) / file;
         if (fs::is_regular_file(p, ec)) return p.string();
-        looked += (looked.empty() ? "" : ", ") + dir.string();
+        looked += (looked.empty() ? "" : ", ") + dir;
     }
     throw std::invalid_argument("no shipped REGAL policy " + file + " for objective '" + objective + "' and devices '" +
                                 devices + "' (looked in " + looked + "; train one with graphopt train-policy or pass --policy FILE)");

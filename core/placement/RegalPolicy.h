@@ -20,7 +20,7 @@
 #include "graph/Graph.h"
 #include "placement/BrkgaSearch.h"
 #include "placement/DeviceModel.h"
-#include "placement/Rng.h"
+#include "run/Rng.h"
 #include "placement/ScheduleProblem.h"
 
 namespace graphopt::regal {
@@ -124,10 +124,10 @@ PolicyFile readPolicyFile(const std::string& path);
 void writePolicyFile(const std::string& path, const PolicyFile& f);  // atomically (temp + rename)
 
 // The shipped policy for an objective and device preset: regal-OBJECTIVE-DEVICES.json looked up in
-// $GRAPHOPT_POLICY_DIR, then share/graphopt-studio/policies beside the executable's prefix, then
-// the source tree's resources/policies (`sourceDir`, compiled in). Throws std::invalid_argument
-// listing where it looked when none exists.
+// policySearchDirs() (run/ResourceLocator.h: $GRAPHOPT_POLICY_DIR, then the bundled policies of
+// an installed program or of the source tree). Throws std::invalid_argument listing where it
+// looked when none exists.
 std::string policyFileName(const std::string& objective, const std::string& devices);
-std::string findDefaultPolicy(const std::string& objective, const std::string& devices, const std::string& sourceDir);
+std::string findDefaultPolicy(const std::string& objective, const std::string& devices);
 
 }  // namespace graphopt::regal

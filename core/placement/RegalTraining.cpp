@@ -119,7 +119,7 @@ double PolicyTrainer::uniformCost(const PolicyGraph& g, uint64_t seed, int64_t& 
     return c;
 }
 
-EpochReport PolicyTrainer::runEpoch() {
+EpochReport PolicyTrainer::runEpoch(const CancellationToken* cancel) {
     const auto t0 = std::chrono::steady_clock::now();
     EpochReport rep;
     rep.epoch = epochsDone_ + 1;
@@ -128,12 +128,17 @@ EpochReport PolicyTrainer::runEpoch() {
 
     std::vector<int> order(train_.size());
     std::iota(order.begin(), order.end(), 0);
-    for (int i = int(order.size()) - 1; i > 0; --i) std::swap(order[i], order[rng.below(i + 1)]);
+    for (int i = int(order.size()) - 1; i > 0; --i) std::swap(order[i], order[rng.index(i + 1)]);
 
     std::vector<PolicySample> batch;
     double rewardSum = 0, entropySum = 0;
     int rewardCount = 0, updates = 0;
     for (size_t pos = 0; pos < order.size(); ++pos) {
+        if (cancel && cancel->isCancelled()) {
+            rep.cancelled = true;
+            rep.seconds = secondsSince(t0);
+            return rep;
+        }
         const PolicyGraph& g = train_[order[pos]];
         const PolicyOutput probs = model_.predict(g.features);
         std::vector<double> rewards;

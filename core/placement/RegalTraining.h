@@ -29,6 +29,7 @@
 #include "placement/DeviceModel.h"
 #include "placement/RegalPolicy.h"
 #include "placement/ScheduleProblem.h"
+#include "run/Run.h"
 
 namespace graphopt::regal {
 
@@ -61,7 +62,7 @@ std::vector<std::string> splitFiles(const std::string& modelsDir, const std::str
 
 struct TrainOptions {
     std::string objective = "runtime";
-    std::string devices = "2xgpu-pcie";
+    std::string devices = DeviceModel::defaultPresetName();
     int epochs = 10;
     uint64_t seed = 1;
     int64_t budget = 1500;   // BRKGA evaluations per training run
@@ -82,6 +83,7 @@ struct EpochReport {
     double entropy = 0;
     double seconds = 0;
     int64_t evaluations = 0;  // BRKGA evaluations in this epoch (uniform cache included)
+    bool cancelled = false;   // stopped part-way: the trainer's state is not a whole epoch's
 };
 
 class PolicyTrainer {
@@ -89,7 +91,10 @@ public:
     PolicyTrainer(PolicyModel& model, DeviceModel devices, TrainOptions options, std::vector<PolicyGraph> train,
                   std::vector<PolicyGraph> validation);
     int epochsDone() const { return epochsDone_; }
-    EpochReport runEpoch();
+    // One epoch. `cancel` is checked before every training graph; a cancelled epoch returns with
+    // `cancelled` set, leaves epochsDone() as it was and the trainer part-way through the epoch
+    // (checkpoint() then does not describe a whole epoch: keep the previous checkpoint).
+    EpochReport runEpoch(const CancellationToken* cancel = nullptr);
     // Model parameters, optimizer state, baselines, uniform cache and options.
     nlohmann::json checkpoint() const;
     // Throws std::invalid_argument when the checkpoint belongs to other options or another network.

@@ -72,11 +72,13 @@ namespace {
 
 nlohmann::json measurementToJson(const TuningMeasurement& m) {
     return {{"task", m.task},
-            {"config", m.config},
-            {"latency_s", optionalNumber(m.latencyS)},
-            {"gflops", optionalNumber(m.gflops)},
+            {"config", {{"index", m.config}, {"knobs", m.knobs}}},
+            {"latency_s", m.ok ? nlohmann::json(m.latencyS) : nlohmann::json()},
+            {"gflops", m.ok ? nlohmann::json(m.gflops) : nlohmann::json()},
             {"error", m.error},
-            {"cluster_id", m.clusterId ? nlohmann::json(*m.clusterId) : nlohmann::json()}};
+            {"cluster_id", m.cluster ? nlohmann::json(*m.cluster) : nlohmann::json()},
+            {"batch", m.batch},
+            {"elapsed_s", m.elapsedS}};
 }
 
 }  // namespace

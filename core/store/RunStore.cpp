@@ -243,13 +243,18 @@ void RunStore::addMeasurements(int64_t runId, const std::vector<TuningMeasuremen
     if (ms.empty()) return;
     SqliteTransaction tx(*db_);
     auto& ins = db_->cached(
-        "INSERT INTO tuning_measurements (run_id, task, config_json, latency_s, gflops, error, cluster_id) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)");
+        "INSERT INTO tuning_measurements (run_id, task, config_json, latency_s, gflops, error, cluster_id, batch, "
+        "elapsed_s, compile_s, repeats) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     for (const auto& m : ms) {
-        ins.bindInt(1, runId).bindText(2, m.task).bindText(3, m.config.dump());
-        if (m.latencyS) ins.bindDouble(4, *m.latencyS); else ins.bindNull(4);
-        if (m.gflops) ins.bindDouble(5, *m.gflops); else ins.bindNull(5);
-        ins.bindText(6, m.error).bindOptionalInt(7, m.clusterId).run();
+        const nlohmann::json config = {{"index", m.config}, {"knobs", m.knobs}};
+        ins.bindInt(1, runId).bindText(2, m.task).bindText(3, config.dump());
+        if (m.ok) {
+            ins.bindDouble(4, m.latencyS).bindDouble(5, m.gflops);
+        } else {
+            ins.bindNull(4).bindNull(5);
+        }
+        ins.bindText(6, m.error).bindOptionalInt(7, m.cluster).bindInt(8, m.batch).bindDouble(9, m.elapsedS);
+        ins.bindDouble(10, m.compileS).bindInt(11, m.repeats).run();
     }
     tx.commit();
 }
@@ -441,18 +446,28 @@ std::optional<RunResult> RunStore::result(int64_t runId) {
 
 std::vector<TuningMeasurement> RunStore::measurements(int64_t runId) {
     auto& q = db_->cached(
-        "SELECT task, config_json, latency_s, gflops, error, cluster_id FROM tuning_measurements "
-        "WHERE run_id = ? ORDER BY id");
+        "SELECT task, config_json, latency_s, gflops, error, cluster_id, batch, elapsed_s, compile_s, repeats "
+        "FROM tuning_measurements WHERE run_id = ? ORDER BY id");
     q.bindInt(1, runId);
     std::vector<TuningMeasurement> out;
     while (q.step()) {
         TuningMeasurement m;
         m.task = q.getText(0);
-        m.config = parseJson(q.getText(1), "{}");
-        m.latencyS = q.getOptionalDouble(2);
-        m.gflops = q.getOptionalDouble(3);
+        const nlohmann::json config = parseJson(q.getText(1), "{}");
+        if (config.is_object()) {
+            if (config.contains("index") && config["index"].is_number_integer()) m.config = config["index"].get<int64_t>();
+            if (config.contains("knobs") && config["knobs"].is_string()) m.knobs = config["knobs"].get<std::string>();
+        }
+        const std::optional<double> latency = q.getOptionalDouble(2), gflops = q.getOptionalDouble(3);
+        m.ok = latency.has_value();
+        m.latencyS = latency.value_or(0);
+        m.gflops = gflops.value_or(0);
         m.error = q.getText(4);
-        m.clusterId = q.getOptionalInt(5);
+        m.cluster = q.getOptionalInt(5);
+        m.batch = int(q.getOptionalInt(6).value_or(0));
+        m.elapsedS = q.getOptionalDouble(7).value_or(0);
+        m.compileS = q.getOptionalDouble(8).value_or(0);
+        m.repeats = int(q.getOptionalInt(9).value_or(0));
         out.push_back(std::move(m));
     }
     q.reset();

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "run/Run.h"
+#include "run/RunRecords.h"  // RunResult, TuningMeasurement
 
 namespace graphopt {
 
@@ -33,25 +34,6 @@ struct RunRecord {
     std::string note;
     int64_t ownerPid = 0;
     std::string ownerHost;
-};
-
-// A run's final outcome. `cost` is the objective's value (lower is better); `costs` holds every
-// figure by name (runtime_s, peak_bytes, evaluations, wall_s, ...).
-struct RunResult {
-    std::optional<double> cost;
-    nlohmann::json costs = nlohmann::json::object();
-    nlohmann::json placement;  // e.g. {"node": device}
-    nlohmann::json schedule;   // e.g. node names in schedule order, or the full simulated schedule
-};
-
-// One kernel measurement of a tuning run.
-struct TuningMeasurement {
-    std::string task;
-    nlohmann::json config = nlohmann::json::object();
-    std::optional<double> latencyS;  // empty when the measurement failed
-    std::optional<double> gflops;
-    std::string error;
-    std::optional<int64_t> clusterId;
 };
 
 struct PolicyRecord {

@@ -96,8 +96,20 @@ CREATE INDEX policies_by_run ON policies(training_run_id);
 )sql");
 }
 
+// Version 3: tuning measurements keep what the tuning view replays and compares: the batch each
+// was proposed in, when it finished (seconds since the run started), its compile time and the
+// timed repeats behind its latency. Rows written before have NULL there.
+void migrateTo3(SqliteDatabase& db) {
+    db.exec(R"sql(
+ALTER TABLE tuning_measurements ADD COLUMN batch INTEGER;
+ALTER TABLE tuning_measurements ADD COLUMN elapsed_s REAL;
+ALTER TABLE tuning_measurements ADD COLUMN compile_s REAL;
+ALTER TABLE tuning_measurements ADD COLUMN repeats INTEGER;
+)sql");
+}
+
 // kMigrations[i] takes the schema from version i to version i + 1.
-const std::vector<std::function<void(SqliteDatabase&)>> kMigrations = {migrateTo1, migrateTo2};
+const std::vector<std::function<void(SqliteDatabase&)>> kMigrations = {migrateTo1, migrateTo2, migrateTo3};
 
 }  // namespace
 

@@ -23,7 +23,7 @@
 
 #include "tuning/Explorer.h"
 #include "tuning/KnobSpace.h"
-#include "tuning/Rng.h"
+#include "run/Rng.h"
 
 namespace graphopt::tuning {
 

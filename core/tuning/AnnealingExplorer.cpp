@@ -26,16 +26,12 @@ ConfigIndex randomMove(const KnobSpace& space, ConfigIndex c, const std::vector<
 
 }  // namespace
 
-void AnnealingOptions::readParams(const nlohmann::json& params, std::set<std::string>& known) {
-    chains = int(integerParam(params, "chains", chains, 1, 100000, known));
-    steps = int(integerParam(params, "steps", steps, 1, 1000000, known));
-    earlyStop = int(integerParam(params, "early_stop", earlyStop, 1, 1000000, known));
-    known.insert("temperature");
-    if (params.contains("temperature")) {
-        if (!params["temperature"].is_number() || params["temperature"].get<double>() < 0)
-            throw std::invalid_argument("temperature must be a number >= 0");
-        startTemperature = params["temperature"].get<double>();
-    }
+void AnnealingOptions::readParams(const nlohmann::json& params, ParamCollector& known) {
+    chains = int(integerParam(params, "chains", chains, 1, 100000, "parallel annealing chains", known));
+    steps = int(integerParam(params, "steps", steps, 1, 1000000, "annealing steps at most", known));
+    earlyStop = int(integerParam(params, "early_stop", earlyStop, 1, 1000000,
+                                 "stop after this many steps without a better candidate", known));
+    startTemperature = numberParam(params, "temperature", startTemperature, 0, 1e9, "starting temperature", known);
 }
 
 std::vector<ScoredConfig> AnnealingExplorer::explore(const ExploreRequest& request, Rng& rng) {
@@ -99,7 +95,7 @@ std::vector<ScoredConfig> AnnealingExplorer::explore(const ExploreRequest& reque
             const double gain = nextScores[i] - scores[i];
             // exp(min(gain / T, 1)): uphill moves always pass; at T = 0 only they do.
             const double p = gain >= 0 ? 1.0 : (t > 0 ? std::exp(std::min(gain / t, 1.0)) : 0.0);
-            if (rng.uniform01() < p) {
+            if (rng.uniform() < p) {
                 points[i] = next[i];
                 scores[i] = nextScores[i];
             }

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tuning/Explorer.h"
+#include "tuning/TunerParams.h"
 
 namespace graphopt::tuning {
 
@@ -29,7 +30,7 @@ struct AnnealingOptions {
     bool keepChains = true;
     // Reads chains, steps, early_stop, temperature (the names it knows are added to `known`);
     // throws std::invalid_argument on values out of range.
-    void readParams(const nlohmann::json& params, std::set<std::string>& known);
+    void readParams(const nlohmann::json& params, ParamCollector& known);
 };
 
 class AnnealingExplorer : public Explorer {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "tuning/KnobSpace.h"
-#include "tuning/Rng.h"
+#include "run/Rng.h"
 
 namespace graphopt::tuning {
 

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "tuning/Rng.h"
+#include "run/Rng.h"
 
 namespace graphopt::tuning {
 

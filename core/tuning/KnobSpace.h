@@ -18,9 +18,11 @@
 
 #include <nlohmann/json.hpp>
 
-namespace graphopt::tuning {
-
+namespace graphopt {
 class Rng;
+}
+
+namespace graphopt::tuning {
 
 // Every ordered way to write `extent` as a product of `parts` positive factors, in lexicographic
 // order of the factor vectors. extent >= 1, parts >= 1.

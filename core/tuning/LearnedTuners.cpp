@@ -9,21 +9,44 @@
 
 namespace graphopt::tuning {
 
+namespace {
+
+// ReLeASE's parts and the parameters each reads.
+struct ReleaseParts {
+    ModelBasedOptions options;
+    XgbOptions xgb;
+    PpoParams ppo;
+    ReleaseParts() {
+        options.name = "release";
+        options.adaptiveSampling = true;
+        xgb.objective = XgbObjective::Regression;
+    }
+    void read(const nlohmann::json& params, ParamCollector& known) {
+        options.readParams(params, known);
+        xgb.readParams(params, known);
+        ppo = PpoParams::fromJson(params, &known);
+    }
+};
+
+}  // namespace
+
 std::unique_ptr<Tuner> makeReleaseTuner(const TunerContext& context) {
-    ModelBasedOptions o;
-    o.name = "release";
-    o.adaptiveSampling = true;
-    XgbOptions x;
-    x.objective = XgbObjective::Regression;
-    PpoParams p;
-    readTunerParams(o.name, context.params, [&](std::set<std::string>& known) {
-        o.readParams(context.params, known);
-        x.readParams(context.params, known);
-        p = PpoParams::fromJson(context.params, &known);
-    });
-    return makeModelBasedTuner(context, std::move(o), makeXgbCostModel(context, x), std::make_unique<PpoExplorer>(p));
+    ReleaseParts parts;
+    readTunerParams("release", context.params,
+                    [&](const nlohmann::json& params, ParamCollector& known) { parts.read(params, known); });
+    return makeModelBasedTuner(context, std::move(parts.options), makeXgbCostModel(context, parts.xgb),
+                               std::make_unique<PpoExplorer>(parts.ppo));
 }
 
-void registerLearnedTuners() { registerTuner("release", makeReleaseTuner); }
+void registerLearnedTuners() {
+    EngineDescription d;
+    d.name = "release";
+    d.summary = "ReLeASE: a PPO agent searches over an XGBoost regression model; adaptive sampling (k-means) picks "
+                "what to measure";
+    d.params = describeTunerParams([](const nlohmann::json& params, ParamCollector& known) {
+        ReleaseParts().read(params, known);
+    });
+    registerTuner(std::move(d), makeReleaseTuner);
+}
 
 }  // namespace graphopt::tuning

@@ -17,20 +17,20 @@ constexpr size_t kMaxListedCandidates = 256;
 
 }  // namespace
 
-void ModelBasedOptions::readParams(const nlohmann::json& params, std::set<std::string>& known) {
-    planSize = static_cast<int>(integerParam(params, "plan_size", planSize, 1, 4096, known));
-    epsilon = numberParam(params, "epsilon", epsilon, 0.0, 1.0, known);
+void ModelBasedOptions::readParams(const nlohmann::json& params, ParamCollector& known) {
+    planSize = static_cast<int>(
+        integerParam(params, "plan_size", planSize, 1, 4096, "configurations planned per model fit", known));
+    epsilon = numberParam(params, "epsilon", epsilon, 0.0, 1.0, "share of each plan drawn at random", known);
     // The model needs measurements; AutoTVM waits for one plan's worth.
     initialRandom = integerParam(params, "initial_random", params.contains("plan_size") ? planSize : initialRandom, 0,
-                                 1000000, known);
-    known.insert("replan_every_batch");
-    if (params.contains("replan_every_batch")) {
-        if (!params["replan_every_batch"].is_boolean()) throw std::invalid_argument("replan_every_batch must be true or false");
-        replanEveryBatch = params["replan_every_batch"].get<bool>();
-    }
+                                 1000000, "random measurements before the model is used [default: plan_size]", known);
+    replanEveryBatch = booleanParam(params, "replan_every_batch", replanEveryBatch,
+                                    "refit the model and replan after every measured batch", known);
     if (adaptiveSampling) {
-        sampling.firstK = static_cast<int>(integerParam(params, "first_k", sampling.firstK, 1, 4096, known));
-        sampling.kneeRatio = numberParam(params, "knee_ratio", sampling.kneeRatio, 1.0, 1e9, known);
+        sampling.firstK = static_cast<int>(
+            integerParam(params, "first_k", sampling.firstK, 1, 4096, "smallest k tried by k-means", known));
+        sampling.kneeRatio = numberParam(params, "knee_ratio", sampling.kneeRatio, 1.0, 1e9,
+                                         "loss ratio that marks the knee of the k-means loss curve", known);
     }
 }
 
@@ -207,20 +207,39 @@ std::unique_ptr<Tuner> makeModelBasedTuner(const TunerContext& context, ModelBas
     return std::make_unique<ModelBasedTuner>(context, std::move(options), std::move(model), std::move(explorer));
 }
 
+namespace {
+
+// AutoTVM's parts and the parameters each reads.
+struct AutoTvmParts {
+    ModelBasedOptions options;
+    XgbOptions xgb;
+    AnnealingOptions annealing;
+    explicit AutoTvmParts(bool adaptiveSampling) {
+        options.name = adaptiveSampling ? "autotvm-as" : "autotvm";
+        options.adaptiveSampling = adaptiveSampling;
+        xgb.objective = XgbObjective::Rank;
+    }
+    void read(const nlohmann::json& params, ParamCollector& known) {
+        options.readParams(params, known);
+        xgb.readParams(params, known);
+        annealing.readParams(params, known);
+    }
+};
+
+}  // namespace
+
 std::unique_ptr<Tuner> makeAutoTvmTuner(const TunerContext& context, bool adaptiveSampling) {
-    ModelBasedOptions o;
-    o.name = adaptiveSampling ? "autotvm-as" : "autotvm";
-    o.adaptiveSampling = adaptiveSampling;
-    XgbOptions x;
-    x.objective = XgbObjective::Rank;
-    AnnealingOptions a;
-    readTunerParams(o.name, context.params, [&](std::set<std::string>& known) {
-        o.readParams(context.params, known);
-        x.readParams(context.params, known);
-        a.readParams(context.params, known);
+    AutoTvmParts parts(adaptiveSampling);
+    readTunerParams(parts.options.name, context.params,
+                    [&](const nlohmann::json& params, ParamCollector& known) { parts.read(params, known); });
+    return makeModelBasedTuner(context, std::move(parts.options), makeXgbCostModel(context, parts.xgb),
+                               std::make_unique<AnnealingExplorer>(parts.annealing));
+}
+
+std::vector<ParamSpec> autoTvmParams(bool adaptiveSampling) {
+    return describeTunerParams([adaptiveSampling](const nlohmann::json& params, ParamCollector& known) {
+        AutoTvmParts(adaptiveSampling).read(params, known);
     });
-    return makeModelBasedTuner(context, std::move(o), makeXgbCostModel(context, x),
-                               std::make_unique<AnnealingExplorer>(a));
 }
 
 }  // namespace graphopt::tuning

@@ -61,7 +61,7 @@ struct ModelBasedOptions {
     // Reads plan_size, epsilon, initial_random, replan_every_batch, and with adaptive sampling
     // first_k and knee_ratio
     // (the names it knows are added to `known`); throws std::invalid_argument on bad values.
-    void readParams(const nlohmann::json& params, std::set<std::string>& known);
+    void readParams(const nlohmann::json& params, ParamCollector& known);
 };
 
 class ModelBasedTuner : public Tuner {
@@ -101,5 +101,7 @@ std::unique_ptr<Tuner> makeModelBasedTuner(const TunerContext& context, ModelBas
 // parameters: plan_size, epsilon, initial_random, rounds, chains, steps, early_stop, temperature,
 // and with adaptive sampling first_k, knee_ratio; anything else throws std::invalid_argument.
 std::unique_ptr<Tuner> makeAutoTvmTuner(const TunerContext& context, bool adaptiveSampling);
+// The parameters makeAutoTvmTuner reads, with their defaults.
+std::vector<ParamSpec> autoTvmParams(bool adaptiveSampling);
 
 }  // namespace graphopt::tuning

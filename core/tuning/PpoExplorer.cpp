@@ -30,7 +30,7 @@ void initFromRng(torch::nn::Sequential& net, Rng& rng) {
         const double bound = 1.0 / std::sqrt(static_cast<double>(linear->weight.size(1)));
         for (torch::Tensor* t : {&linear->weight, &linear->bias}) {
             float* p = t->data_ptr<float>();
-            for (int64_t i = 0; i < t->numel(); ++i) p[i] = static_cast<float>((2 * rng.uniform01() - 1) * bound);
+            for (int64_t i = 0; i < t->numel(); ++i) p[i] = static_cast<float>((2 * rng.uniform() - 1) * bound);
         }
     }
 }
@@ -67,41 +67,34 @@ struct PpoExplorer::Agent {
     torch::Tensor values(const torch::Tensor& states) { return value->forward(states).view({states.size(0)}); }
 };
 
-PpoParams PpoParams::fromJson(const nlohmann::json& j, std::set<std::string>* known) {
+PpoParams PpoParams::fromJson(const nlohmann::json& j, ParamCollector* collector) {
     PpoParams p;
     if (!j.is_object()) throw std::invalid_argument("ppo: parameters must be a JSON object");
-    if (known) {
-        const nlohmann::json names = p.toJson();
-        for (const auto& [key, value] : names.items()) known->insert(key);
-    }
+    ParamCollector own;
+    ParamCollector& known = collector ? *collector : own;
     try {
-        p.episodes = j.value("episodes", p.episodes);
-        p.steps = j.value("steps", p.steps);
-        p.stopFraction = j.value("stop_fraction", p.stopFraction);
-        p.epochs = j.value("epochs", p.epochs);
-        p.minibatch = j.value("minibatch", p.minibatch);
-        p.updateSamples = j.value("update_samples", p.updateSamples);
-        p.lr = j.value("lr", p.lr);
-        p.gamma = j.value("gamma", p.gamma);
-        p.lambda = j.value("lambda", p.lambda);
-        p.clip = j.value("clip", p.clip);
-        p.entropy = j.value("entropy", p.entropy);
-        p.valueCoef = j.value("value_coef", p.valueCoef);
-        p.hidden = j.value("hidden", p.hidden);
-        p.restartFraction = j.value("restart_fraction", p.restartFraction);
-        p.candidates = j.value("candidates", p.candidates);
-    } catch (const nlohmann::json::exception&) {
-        throw std::invalid_argument("ppo: parameters must be numbers");
+        p.episodes = int(integerParam(j, "episodes", p.episodes, 1, 100000, "PPO: parallel episodes per search", known));
+        p.steps = int(integerParam(j, "steps", p.steps, 1, 1000000, "PPO: steps per episode at most", known));
+        p.stopFraction = numberParam(j, "stop_fraction", p.stopFraction, 1e-6, 1,
+                                     "PPO: the search stops when this share of the episodes has stopped", known);
+        p.epochs = int(integerParam(j, "epochs", p.epochs, 0, 1000, "PPO: update epochs per search", known));
+        p.minibatch = int(integerParam(j, "minibatch", p.minibatch, 1, 1000000, "PPO: minibatch size", known));
+        p.updateSamples = int(integerParam(j, "update_samples", p.updateSamples, 0, 100000000,
+                                           "PPO: steps learned from per search (0 = all)", known));
+        p.lr = numberParam(j, "lr", p.lr, 1e-9, 10, "PPO: Adam learning rate", known);
+        p.gamma = numberParam(j, "gamma", p.gamma, 0, 1, "PPO: discount", known);
+        p.lambda = numberParam(j, "lambda", p.lambda, 0, 1, "PPO: GAE lambda", known);
+        p.clip = numberParam(j, "clip", p.clip, 1e-9, 1000, "PPO: ratio clip", known);
+        p.entropy = numberParam(j, "entropy", p.entropy, 0, 1000, "PPO: entropy bonus", known);
+        p.valueCoef = numberParam(j, "value_coef", p.valueCoef, 0, 1000, "PPO: value loss weight", known);
+        p.hidden = int(integerParam(j, "hidden", p.hidden, 1, 4096, "PPO: hidden units of the agent", known));
+        p.restartFraction = numberParam(j, "restart_fraction", p.restartFraction, 0, 1,
+                                        "PPO: share of episodes started from the best candidates so far", known);
+        p.candidates = int(integerParam(j, "candidates", p.candidates, 0, 1000000,
+                                        "PPO: candidates returned (0 = what the plan wants)", known));
+    } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(std::string("ppo: ") + e.what());
     }
-    if (p.episodes < 1 || p.steps < 1 || p.epochs < 0 || p.minibatch < 1 || p.updateSamples < 0 || p.hidden < 1 ||
-        p.candidates < 0)
-        throw std::invalid_argument(
-            "ppo: episodes, steps, minibatch and hidden must be >= 1; epochs, update_samples, candidates >= 0");
-    if (!(p.stopFraction > 0 && p.stopFraction <= 1) || !(p.restartFraction >= 0 && p.restartFraction <= 1))
-        throw std::invalid_argument("ppo: stop_fraction must be in (0, 1], restart_fraction in [0, 1]");
-    if (!(p.lr > 0) || !(p.gamma >= 0 && p.gamma <= 1) || !(p.lambda >= 0 && p.lambda <= 1) || !(p.clip > 0) ||
-        !(p.entropy >= 0) || !(p.valueCoef >= 0))
-        throw std::invalid_argument("ppo: need lr > 0, gamma and lambda in [0, 1], clip > 0, entropy and value_coef >= 0");
     return p;
 }
 
@@ -209,7 +202,7 @@ std::vector<ScoredConfig> PpoExplorer::explore(const ExploreRequest& request, Rn
                 double logp = 0;
                 int unchanged = 0;
                 for (int k = 0; k < K; ++k) {
-                    const double u = rng.uniform01(), p0 = std::exp(a[j][k][0]), p1 = std::exp(a[j][k][1]);
+                    const double u = rng.uniform(), p0 = std::exp(a[j][k][0]), p1 = std::exp(a[j][k][1]);
                     const int act = u < p0 ? 0 : u < p0 + p1 ? 1 : 2;
                     logp += a[j][k][act];
                     actions.push_back(act);

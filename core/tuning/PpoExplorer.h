@@ -31,6 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tuning/Explorer.h"
+#include "tuning/TunerParams.h"
 
 namespace graphopt::tuning {
 
@@ -57,9 +58,9 @@ struct PpoParams {
 
     // Keys (all optional): episodes, steps, stop_fraction, epochs, minibatch, update_samples, lr,
     // gamma, lambda, clip, entropy, value_coef, hidden, restart_fraction, candidates. Other keys
-    // are ignored (the tuner's other parts read them); the names read are added to `known` when
-    // given. Throws std::invalid_argument on bad values.
-    static PpoParams fromJson(const nlohmann::json& j, std::set<std::string>* known = nullptr);
+    // are ignored (the tuner's other parts read them); the parameters read are described in
+    // `known` when given. Throws std::invalid_argument on bad values.
+    static PpoParams fromJson(const nlohmann::json& j, ParamCollector* known = nullptr);
     nlohmann::json toJson() const;
 };
 

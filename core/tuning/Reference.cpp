@@ -3,7 +3,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "tuning/Rng.h"
+#include "run/Rng.h"
 
 namespace graphopt::tuning {
 
@@ -11,7 +11,7 @@ namespace {
 
 std::vector<float> uniformData(size_t n, Rng& rng) {
     std::vector<float> v(n);
-    for (auto& x : v) x = static_cast<float>(rng.uniform01() * 2.0 - 1.0);
+    for (auto& x : v) x = static_cast<float>(rng.uniform() * 2.0 - 1.0);
     return v;
 }
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "tuning/Rng.h"
+#include "run/Rng.h"
 #include "tuning/TemplateSpace.h"
 
 namespace graphopt::tuning {

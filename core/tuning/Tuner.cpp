@@ -7,6 +7,7 @@
 
 #include "tuning/ModelBasedTuner.h"
 #include "tuning/TemplateSpace.h"
+#include "tuning/TunerParams.h"
 
 namespace graphopt::tuning {
 
@@ -58,15 +59,28 @@ std::vector<ConfigIndex> GridTuner::proposeBatch(int n) {
     return out;
 }
 
+namespace {
+
+void readGaParams(const nlohmann::json& j, ParamCollector& known, GaParams& p) {
+    p.populationSize = int(integerParam(j, "population", p.populationSize, 2, 100000, "configurations per generation", known));
+    p.eliteCount = int(integerParam(j, "elites", p.eliteCount, 0, 100000, "best configurations kept per generation", known));
+    p.mutationProb = numberParam(j, "mutation", p.mutationProb, 0, 1, "probability that a knob is redrawn", known);
+}
+
+}  // namespace
+
 GaParams GaParams::fromJson(const nlohmann::json& j) {
     GaParams p;
-    p.populationSize = j.value("population", p.populationSize);
-    p.eliteCount = j.value("elites", p.eliteCount);
-    p.mutationProb = j.value("mutation", p.mutationProb);
-    if (p.populationSize < 2 || p.eliteCount < 0 || p.eliteCount >= p.populationSize || p.mutationProb < 0 ||
-        p.mutationProb > 1)
-        throw std::invalid_argument("ga: need population >= 2, 0 <= elites < population, 0 <= mutation <= 1");
+    readTunerParams("ga", j, [&](const nlohmann::json& params, ParamCollector& known) { readGaParams(params, known, p); });
+    if (p.eliteCount >= p.populationSize) throw std::invalid_argument("ga: elites must be fewer than the population");
     return p;
+}
+
+std::vector<ParamSpec> GaParams::describe() {
+    return describeTunerParams([](const nlohmann::json& params, ParamCollector& known) {
+        GaParams p;
+        readGaParams(params, known, p);
+    });
 }
 
 GaTuner::GaTuner(KnobSpace space, uint64_t seed, GaParams params) : Tuner(std::move(space), seed), params_(params) {
@@ -154,50 +168,87 @@ std::mutex& registryMutex() {
     return m;
 }
 
-std::map<std::string, TunerFactory>& registry() {
-    static std::map<std::string, TunerFactory> r = {
-        {"random", [](const TunerContext& c) -> std::unique_ptr<Tuner> {
-             return std::make_unique<RandomTuner>(c.space, c.seed);
-         }},
-        {"grid", [](const TunerContext& c) -> std::unique_ptr<Tuner> {
-             return std::make_unique<GridTuner>(c.space, c.seed);
-         }},
-        {"ga", [](const TunerContext& c) -> std::unique_ptr<Tuner> {
-             return std::make_unique<GaTuner>(c.space, c.seed, GaParams::fromJson(c.params));
-         }},
-        {"autotvm", [](const TunerContext& c) { return makeAutoTvmTuner(c, false); }},
-        {"autotvm-as", [](const TunerContext& c) { return makeAutoTvmTuner(c, true); }},
+struct Entry {
+    EngineDescription description;
+    TunerFactory factory;
+};
+
+std::map<std::string, Entry>& registry() {
+    static std::map<std::string, Entry> r = {
+        {"random",
+         {{"random", "Random search without repeats", {}},
+          [](const TunerContext& c) -> std::unique_ptr<Tuner> { return std::make_unique<RandomTuner>(c.space, c.seed); }}},
+        {"grid",
+         {{"grid", "Every configuration in index order", {}},
+          [](const TunerContext& c) -> std::unique_ptr<Tuner> { return std::make_unique<GridTuner>(c.space, c.seed); }}},
+        {"ga",
+         {{"ga", "AutoTVM's genetic tuner: elites kept, children bred by fitness, knobs mutated", GaParams::describe()},
+          [](const TunerContext& c) -> std::unique_ptr<Tuner> {
+              return std::make_unique<GaTuner>(c.space, c.seed, GaParams::fromJson(c.params));
+          }}},
+        {"autotvm",
+         {{"autotvm", "AutoTVM: XGBoost rank model searched by simulated annealing; the plan's top candidates measured",
+           autoTvmParams(false)},
+          [](const TunerContext& c) { return makeAutoTvmTuner(c, false); }}},
+        {"autotvm-as",
+         {{"autotvm-as", "AutoTVM with adaptive sampling: k-means over the annealing's candidates picks what to measure",
+           autoTvmParams(true)},
+          [](const TunerContext& c) { return makeAutoTvmTuner(c, true); }}},
     };
     return r;
 }
 
+const Entry* findEntry(const std::string& name) {
+    auto it = registry().find(name);
+    return it == registry().end() ? nullptr : &it->second;
+}
+
+std::string knownTuners() {
+    std::string known;
+    for (const auto& [n, e] : registry()) known += (known.empty() ? "" : ", ") + n;
+    return known;
+}
+
 }  // namespace
 
-void registerTuner(const std::string& name, TunerFactory factory) {
+void registerTuner(EngineDescription description, TunerFactory factory) {
     std::lock_guard lock(registryMutex());
-    registry()[name] = std::move(factory);
+    const std::string name = description.name;
+    registry()[name] = {std::move(description), std::move(factory)};
 }
 
 std::vector<std::string> tunerNames() {
     std::lock_guard lock(registryMutex());
     std::vector<std::string> names;
-    for (const auto& [name, f] : registry()) names.push_back(name);
+    for (const auto& [name, e] : registry()) names.push_back(name);
     return names;
+}
+
+std::vector<EngineDescription> tunerDescriptions() {
+    std::lock_guard lock(registryMutex());
+    std::vector<EngineDescription> out;
+    for (const auto& [name, e] : registry()) out.push_back(e.description);
+    return out;
+}
+
+EngineDescription describeTuner(const std::string& name) {
+    std::lock_guard lock(registryMutex());
+    if (const Entry* e = findEntry(name)) return e->description;
+    throw std::invalid_argument("unknown tuner '" + name + "' (known: " + knownTuners() + ")");
 }
 
 std::unique_ptr<Tuner> makeTuner(const std::string& name, const TunerContext& context) {
     TunerFactory f;
+    EngineDescription description;
     {
         std::lock_guard lock(registryMutex());
-        auto it = registry().find(name);
-        if (it != registry().end()) f = it->second;
+        const Entry* e = findEntry(name);
+        if (!e) throw std::invalid_argument("unknown tuner '" + name + "' (known: " + knownTuners() + ")");
+        f = e->factory;
+        description = e->description;
     }
-    if (!f) {
-        std::string known;
-        for (const auto& n : tunerNames()) known += (known.empty() ? "" : ", ") + n;
-        throw std::invalid_argument("unknown tuner '" + name + "' (known: " + known + ")");
-    }
-    if (!context.params.is_object()) throw std::invalid_argument("tuner parameters must be a JSON object");
+    // Unknown names and wrong types are refused the same way for every tuner.
+    checkParams(name, description.params, context.params);
     return f(context);
 }
 

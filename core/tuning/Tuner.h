@@ -20,8 +20,9 @@
 
 #include "tuning/KnobSpace.h"
 #include "tuning/Measurer.h"
-#include "tuning/Rng.h"
+#include "run/Rng.h"
 #include "tuning/Task.h"
+#include "run/ParamSpec.h"
 
 namespace graphopt::tuning {
 
@@ -92,6 +93,7 @@ struct GaParams {
     int eliteCount = 3;
     double mutationProb = 0.1;
     static GaParams fromJson(const nlohmann::json& j);
+    static std::vector<ParamSpec> describe();
 };
 
 class GaTuner : public Tuner {
@@ -123,10 +125,15 @@ struct TunerContext {
 };
 
 // Tuners by name, so that later tuners (autotvm, release) plug into `graphopt tune --tuner`
-// without touching the CLI: registerTuner("release", factory) at start-up.
+// without touching the CLI: registerTuner(description, factory) at start-up. The description
+// (name, summary, parameters) feeds the CLI's help, the GUI and the README; makeTuner refuses
+// parameters it does not describe.
 using TunerFactory = std::function<std::unique_ptr<Tuner>(const TunerContext&)>;
-void registerTuner(const std::string& name, TunerFactory factory);
+void registerTuner(EngineDescription description, TunerFactory factory);
 std::vector<std::string> tunerNames();
+std::vector<EngineDescription> tunerDescriptions();  // by name
+// Throws std::invalid_argument naming the known tuners when `name` is not one.
+EngineDescription describeTuner(const std::string& name);
 // Throws std::invalid_argument naming the known tuners when `name` is not one.
 std::unique_ptr<Tuner> makeTuner(const std::string& name, const TunerContext& context);
 // The task's template space (templateSpace(task)).

@@ -61,8 +61,8 @@ std::string num(double v) {
 
 }  // namespace
 
-void XgbOptions::readParams(const nlohmann::json& params, std::set<std::string>& known) {
-    rounds = int(integerParam(params, "rounds", rounds, 1, 10000, known));
+void XgbOptions::readParams(const nlohmann::json& params, ParamCollector& known) {
+    rounds = int(integerParam(params, "rounds", rounds, 1, 10000, "XGBoost boosting rounds per fit", known));
 }
 
 XgbCostModel::XgbCostModel(FeatureFn features, XgbOptions options)

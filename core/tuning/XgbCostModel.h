@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tuning/CostModel.h"
+#include "tuning/TunerParams.h"
 
 namespace graphopt::tuning {
 
@@ -35,7 +36,7 @@ struct XgbOptions {
     double lambda = 1;
     uint64_t seed = 1;
     // Reads "rounds" from tuner parameters (the names it knows are added to `known`).
-    void readParams(const nlohmann::json& params, std::set<std::string>& known);
+    void readParams(const nlohmann::json& params, ParamCollector& known);
 };
 
 // A configuration's features (scheduleFeatures for a task, the normalized knob indices for a bare

@@ -24,7 +24,7 @@ int lines(const std::string& s) { return int(std::count(s.begin(), s.end(), '\n'
 }  // namespace
 
 TEST(PlaceCli, JsonHasTheDocumentedFields) {
-    if (!fs::exists(kResnet)) GTEST_SKIP() << "no " << kResnet;
+    ASSERT_TRUE(fs::exists(kResnet)) << "no " << kResnet << " (a committed or installed resource is missing)";
     Result r = runGraphopt("place " + kResnet + " --objective memory --engine brkga --budget 300 --seed 2 --threads 2 "
                            "--json --no-store");
     ASSERT_EQ(r.status, 0) << r.err;
@@ -46,7 +46,7 @@ TEST(PlaceCli, JsonHasTheDocumentedFields) {
 }
 
 TEST(PlaceCli, TextReportAndEveryEngineRuns) {
-    if (!fs::exists(kResnet)) GTEST_SKIP() << "no " << kResnet;
+    ASSERT_TRUE(fs::exists(kResnet)) << "no " << kResnet << " (a committed or installed resource is missing)";
     for (const char* engine : {"brkga", "random", "local", "list", "dfs", "postorder", "xla-best", "heft", "single"}) {
         Result r = runGraphopt("place " + kResnet + " --engine " + engine + " --budget 200 --devices 4xgpu-nvlink --no-store");
         ASSERT_EQ(r.status, 0) << engine << ": " << r.err;

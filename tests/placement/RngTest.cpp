@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "placement/Rng.h"
+#include "run/Rng.h"
 
 namespace graphopt {
 namespace {
@@ -23,7 +23,7 @@ TEST(Rng, UniformInUnitIntervalAndBelowInRange) {
         ASSERT_GE(u, 0.0);
         ASSERT_LT(u, 1.0);
         sum += u;
-        int k = r.below(7);
+        int k = r.index(7);
         ASSERT_GE(k, 0);
         ASSERT_LT(k, 7);
     }

@@ -8,7 +8,7 @@
 
 #include "graph/Graph.h"
 #include "placement/DeviceModel.h"
-#include "placement/Rng.h"
+#include "run/Rng.h"
 
 namespace graphopt::test {
 
@@ -79,26 +79,26 @@ inline Graph randomGraph(uint64_t seed, RandomGraphOptions o = {}) {
     Rng rng(seed);
     GraphBuilder b;
     std::vector<int> outs, extra;  // first outputs per node; second outputs
-    int in0 = b.input("x", 1 + rng.below(5000));
-    int in1 = b.input("y", 1 + rng.below(5000));
-    int w0 = b.weight("w0", 1 + rng.below(20000));
-    int w1 = b.weight("w1", 1 + rng.below(20000));
+    int in0 = b.input("x", 1 + rng.index(5000));
+    int in1 = b.input("y", 1 + rng.index(5000));
+    int w0 = b.weight("w0", 1 + rng.index(20000));
+    int w1 = b.weight("w1", 1 + rng.index(20000));
     for (int i = 0; i < o.nodes; ++i) {
         std::vector<int> ins;
         if (i == 0 || rng.uniform() < 0.15) ins.push_back(rng.uniform() < 0.5 ? in0 : in1);
-        if (i > 0) ins.push_back(outs[rng.below(i)]);
+        if (i > 0) ins.push_back(outs[rng.index(i)]);
         for (int j = 0; j < i; ++j)
             if (rng.uniform() < o.extraEdgeProb / (1 + i / 8.0)) ins.push_back(outs[j]);
         if (o.weights && rng.uniform() < 0.4) ins.push_back(rng.uniform() < 0.5 ? w0 : w1);
-        double cost = (o.zeroCosts && rng.uniform() < 0.2) ? 0.0 : 1e-4 * (1 + rng.below(100));
-        if (o.extraOutputs && !extra.empty() && rng.uniform() < 0.5) ins.push_back(extra[rng.below(int(extra.size()))]);
-        outs.push_back(b.op("n" + std::to_string(i), ins, 1 + rng.below(100000), cost,
-                            rng.uniform() < 0.3 ? rng.below(50000) : 0, rng.uniform() < 0.1));
-        if (o.extraOutputs && rng.uniform() < 0.25) extra.push_back(b.extraOutput(i, 1 + rng.below(100000)));
+        double cost = (o.zeroCosts && rng.uniform() < 0.2) ? 0.0 : 1e-4 * (1 + rng.index(100));
+        if (o.extraOutputs && !extra.empty() && rng.uniform() < 0.5) ins.push_back(extra[rng.index(int(extra.size()))]);
+        outs.push_back(b.op("n" + std::to_string(i), ins, 1 + rng.index(100000), cost,
+                            rng.uniform() < 0.3 ? rng.index(50000) : 0, rng.uniform() < 0.1));
+        if (o.extraOutputs && rng.uniform() < 0.25) extra.push_back(b.extraOutput(i, 1 + rng.index(100000)));
     }
     if (o.controlEdges)
         for (int i = 2; i < o.nodes; ++i)
-            if (rng.uniform() < 0.1) b.control(rng.below(i), i);
+            if (rng.uniform() < 0.1) b.control(rng.index(i), i);
     Graph g = b.done();
     for (int v = 0; v < int(g.nodeCount()); ++v)
         if (g.successors(v).empty()) g.mutableTensors()[g.nodes()[v].outputs[0]].isGraphOutput = true;

@@ -17,7 +17,7 @@ std::vector<Point> blobPoints(int blobs, int per, int dim, Rng& rng, std::vector
     std::vector<Point> centres;
     while (static_cast<int>(centres.size()) < blobs) {
         Point c(dim);
-        for (auto& x : c) x = rng.uniform01();
+        for (auto& x : c) x = rng.uniform();
         bool far = true;
         for (const auto& o : centres) {
             double d = 0;
@@ -31,7 +31,7 @@ std::vector<Point> blobPoints(int blobs, int per, int dim, Rng& rng, std::vector
     for (int i = 0; i < per; ++i)
         for (int b = 0; b < blobs; ++b) {
             Point p = centres[b];
-            for (auto& x : p) x += (rng.uniform01() - 0.5) * 0.02;
+            for (auto& x : p) x += (rng.uniform() - 0.5) * 0.02;
             pts.push_back(p);
             truth.push_back(b);
         }
@@ -139,7 +139,7 @@ TEST(AdaptiveSampling, NeverReturnsATakenInvalidOrRepeatedConfiguration) {
         for (int tries = 0; static_cast<int>(cands.size()) < want && tries < 5000; ++tries) {
             const ConfigIndex c = space.random(rng);
             if (taken.count(c) && !rng.chance(0.1)) continue;
-            if (seen.insert(c).second) cands.push_back({c, rng.uniform01()});
+            if (seen.insert(c).second) cands.push_back({c, rng.uniform()});
         }
         if (cands.empty()) continue;
         ++cases;
@@ -179,7 +179,7 @@ TEST(AdaptiveSampling, IsDeterministicForTheRngState) {
     const KnobSpace space = templateSpace(makeConv2d(1, 32, 28, 28, 64, 3, 1, 1));
     Rng g(5);
     std::vector<ScoredConfig> cands;
-    for (int i = 0; i < 64; ++i) cands.push_back({space.random(g), g.uniform01()});
+    for (int i = 0; i < 64; ++i) cands.push_back({space.random(g), g.uniform()});
     Rng a(9), b(9);
     auto none = [](ConfigIndex) { return false; };
     const SampledBatch x = adaptiveSample(space, cands, 64, none, a), y = adaptiveSample(space, cands, 64, none, b);

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "tuning/HalideMeasurer.h"
-#include "tuning/Rng.h"
+#include "run/Rng.h"
 #include "tuning/TemplateSpace.h"
 #include "tuning/TuningRun.h"
 

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "tuning/KnobSpace.h"
-#include "tuning/Rng.h"
+#include "run/Rng.h"
 #include "tuning/TemplateSpace.h"
 
 using namespace graphopt::tuning;
@@ -111,7 +111,7 @@ TEST(Rng, IsDeterministicAndCoversTheRange) {
     for (int i = 0; i < 7000; ++i) counts[r.below(7)]++;
     for (int n : counts) EXPECT_GT(n, 800);
     for (int i = 0; i < 1000; ++i) {
-        const double u = r.uniform01();
+        const double u = r.uniform();
         EXPECT_GE(u, 0.0);
         EXPECT_LT(u, 1.0);
         const int64_t v = r.between(-3, 3);

@@ -131,15 +131,15 @@ TEST(PpoExplorer, EpisodesStopWhenMostKnobsStay) {
 }
 
 TEST(PpoExplorer, ParamsFromJson) {
-    std::set<std::string> known;
+    ParamCollector known;
     const PpoParams p = PpoParams::fromJson({{"episodes", 16}, {"steps", 40}, {"entropy", 0.1}, {"plan_size", 8}}, &known);
     EXPECT_EQ(p.episodes, 16);
     EXPECT_EQ(p.steps, 40);
     EXPECT_DOUBLE_EQ(p.entropy, 0.1);
     EXPECT_EQ(p.epochs, 3);
-    EXPECT_TRUE(known.count("episodes"));
-    EXPECT_TRUE(known.count("update_samples"));
-    EXPECT_FALSE(known.count("plan_size"));
+    EXPECT_TRUE(known.knows("episodes"));
+    EXPECT_TRUE(known.knows("update_samples"));
+    EXPECT_FALSE(known.knows("plan_size"));
     EXPECT_THROW(PpoParams::fromJson({{"episodes", 0}}), std::invalid_argument);
     EXPECT_THROW(PpoParams::fromJson({{"gamma", 1.5}}), std::invalid_argument);
     EXPECT_THROW(PpoParams::fromJson({{"stop_fraction", 0}}), std::invalid_argument);

@@ -35,7 +35,7 @@ std::string resnet18() { return std::string(GRAPHOPT_SOURCE_DIR) + "/resources/m
 }  // namespace
 
 TEST(TuneCli, TasksListsResNet18AsJson) {
-    if (!std::filesystem::exists(resnet18())) GTEST_SKIP() << "resnet18.onnx not bundled";
+    ASSERT_TRUE(std::filesystem::exists(resnet18())) << "resnet18.onnx not bundled (a committed or installed resource is missing)";
     const Output o = runGraphopt("tasks " + resnet18() + " --json");
     ASSERT_EQ(o.status, 0);
     const auto j = nlohmann::json::parse(o.out);
@@ -47,7 +47,7 @@ TEST(TuneCli, TasksListsResNet18AsJson) {
 }
 
 TEST(TuneCli, TuneWithTheSimulatedMeasurerGivesEveryMeasurement) {
-    if (!std::filesystem::exists(resnet18())) GTEST_SKIP() << "resnet18.onnx not bundled";
+    ASSERT_TRUE(std::filesystem::exists(resnet18())) << "resnet18.onnx not bundled (a committed or installed resource is missing)";
     const Output o = runGraphopt("tune " + resnet18() + " --task 4 --tuner ga --measurer sim --trials 20 --seed 3 --json");
     ASSERT_EQ(o.status, 0);
     const auto j = nlohmann::json::parse(o.out);
@@ -67,7 +67,7 @@ TEST(TuneCli, TuneWithTheSimulatedMeasurerGivesEveryMeasurement) {
 }
 
 TEST(TuneCli, TuneWithHalideMeasuresForReal) {
-    if (!std::filesystem::exists(resnet18())) GTEST_SKIP() << "resnet18.onnx not bundled";
+    ASSERT_TRUE(std::filesystem::exists(resnet18())) << "resnet18.onnx not bundled (a committed or installed resource is missing)";
     // The dense layer: small and quick to compile.
     const Output o = runGraphopt("tune " + resnet18() + " --task 11 --measurer halide --trials 2 --min-time 0 --json");
     ASSERT_EQ(o.status, 0);
@@ -86,7 +86,7 @@ TEST(TuneCli, UsageErrorsExitWithStatus2) {
 }
 
 TEST(TuneCli, AutoTvmWithAdaptiveSamplingStoresItsClusters) {
-    if (!std::filesystem::exists(resnet18())) GTEST_SKIP() << "resnet18.onnx not bundled";
+    ASSERT_TRUE(std::filesystem::exists(resnet18())) << "resnet18.onnx not bundled (a committed or installed resource is missing)";
     const std::filesystem::path db = std::filesystem::temp_directory_path() / ("tune-cli-as-" + std::to_string(getpid()) + ".db");
     std::filesystem::remove(db);
     const Output o = runGraphopt("tune " + resnet18() + " --task 8 --tuner autotvm-as --measurer sim --trials 48 --seed 2" +

@@ -1,4 +1,4 @@
-#include "placement/Rng.h"
+#include "run/Rng.h"
 
 #include <cmath>
 
@@ -19,8 +19,35 @@ uint64_t Rng::next() { return bits_.next(); }
 
 double Rng::uniform() { return bits_.uniform(); }
 
-int Rng::below(int bound) {
-    return int((unsigned __int128)(next() >> 32) * uint64_t(bound) >> 32);
+uint64_t Rng::below(uint64_t n) {
+    if (n <= 1) return 0;
+    // Accept only draws below the largest multiple of n that fits in 64 bits.
+    const uint64_t limit = UINT64_MAX - (UINT64_MAX % n);
+    uint64_t v;
+    do v = next();
+    while (v >= limit);
+    return v % n;
+}
+
+int64_t Rng::between(int64_t lo, int64_t hi) {
+    if (hi <= lo) return lo;
+    return lo + static_cast<int64_t>(below(static_cast<uint64_t>(hi - lo) + 1));
+}
+
+int Rng::index(int size) { return int((unsigned __int128)(next() >> 32) * uint64_t(size) >> 32); }
+
+size_t Rng::weighted(const std::vector<double>& weights) {
+    double total = 0;
+    for (double w : weights) total += w > 0 ? w : 0;
+    if (weights.empty()) return 0;
+    if (!(total > 0)) return static_cast<size_t>(below(weights.size()));
+    double r = uniform() * total;
+    for (size_t i = 0; i < weights.size(); ++i) {
+        const double w = weights[i] > 0 ? weights[i] : 0;
+        if (r < w) return i;
+        r -= w;
+    }
+    return weights.size() - 1;
 }
 
 double Rng::normal() {
@@ -67,6 +94,15 @@ double Rng::beta(double a, double b) {
     const double s = x + y;
     if (s <= 0) return 0.5;  // both underflowed (tiny shapes): no preference
     return x / s;
+}
+
+uint64_t hashMix(uint64_t a, uint64_t b, uint64_t c) {
+    uint64_t x = a * 0x9E3779B97F4A7C15ull;
+    uint64_t h = splitmix64(x);
+    x = h ^ b;
+    h = splitmix64(x);
+    x = h ^ c;
+    return splitmix64(x);
 }
 
 }  // namespace graphopt

@@ -1,0 +1,19 @@
+#include "Commands.h"
+
+namespace graphopt::cli {
+
+std::vector<Command> commands() {
+    return {
+        {infoCommand(), cmdInfo},
+        {generateCommand(), cmdGenerate},
+        {layoutCommand(), cmdLayout},
+        {placeCommand(), cmdPlace},
+        {tasksCommand(), cmdTasks},
+        {tuneCommand(), cmdTune},
+        {trainPolicyCommand(), cmdTrainPolicy},
+        {evalPolicyCommand(), cmdEvalPolicy},
+        {runsCommand(), cmdRuns},
+    };
+}
+
+}  // namespace graphopt::cli

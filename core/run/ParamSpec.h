@@ -1,0 +1,53 @@
+// Self-descriptions of engines and tuners: a name, a one-line summary and their parameters with
+// type, default, range and help. The registries hold them; `graphopt COMMAND --help`, the GUI's
+// run panel (widgets and tooltips) and the README's engine list are generated from them, and
+// checkParams() refuses what they do not describe, so the three cannot drift apart.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace graphopt {
+
+struct ParamSpec {
+    enum class Type { Integer, Number, Boolean, String, Object };
+    std::string name;  // the JSON key, e.g. "population"
+    Type type = Type::Number;
+    nlohmann::json defaultValue;  // null: none (the parameter is optional, e.g. a file)
+    double min = 0, max = 0;      // Integer and Number: the allowed range, inclusive
+    std::string help;
+
+    static ParamSpec integer(std::string name, int64_t def, int64_t lo, int64_t hi, std::string help);
+    static ParamSpec number(std::string name, double def, double lo, double hi, std::string help);
+    static ParamSpec boolean(std::string name, bool def, std::string help);
+    static ParamSpec string(std::string name, std::string def, std::string help);  // def "" = none
+    static ParamSpec object(std::string name, std::string help);
+
+    // "integer in [2, 1000000], default 100" and the like, for help texts and tooltips.
+    std::string describeRange() const;
+};
+
+const char* paramTypeName(ParamSpec::Type t);
+// The shortest text that reads back as the same number ("0.1", "1e-07", "5000").
+std::string formatNumber(double v);
+
+struct EngineDescription {
+    std::string name;
+    std::string summary;  // one line
+    std::vector<ParamSpec> params;
+
+    const ParamSpec* find(const std::string& key) const;
+    nlohmann::json defaults() const;  // every parameter that has a default
+};
+
+// Throws std::invalid_argument "<owner>: unknown parameter 'x' (known: a, b)" for a key not in
+// `specs`, "<owner>: <key> must be ..." for a value of the wrong type or out of range, and
+// "<owner>: parameters must be a JSON object" when `params` is not one.
+void checkParams(const std::string& owner, const std::vector<ParamSpec>& specs, const nlohmann::json& params);
+
+// Help text: one line per parameter, "  name  type range, default D. help".
+std::string describeParams(const std::vector<ParamSpec>& specs, const std::string& indent = "    ");
+
+}  // namespace graphopt

@@ -1,0 +1,55 @@
+#include "run/RecordedRun.h"
+
+#include "store/GraphFingerprint.h"
+#include "store/RunRecorder.h"
+
+namespace graphopt {
+
+RecordedRun::RecordedRun(Run& run, const std::string& dbPath) : run_(run), dbPath_(dbPath) {
+    if (dbPath_.empty()) return;
+    const RunSubject subject = run_.subject();
+    std::optional<GraphRecord> graph;
+    if (subject.graph) graph = describeGraph(*subject.graph, subject.modelPath);
+    recorder_ = std::make_unique<RunRecorder>(dbPath_, run_.spec(), graph, subject.note);
+}
+
+RecordedRun::~RecordedRun() = default;
+
+std::optional<int64_t> RecordedRun::runId() const {
+    if (!recorder_) return std::nullopt;
+    return recorder_->runId();
+}
+
+std::unique_ptr<RunOutcome> RecordedRun::execute(const RunReporter& reporter, const CancellationToken* cancel) {
+    RunRecorder* rec = recorder_.get();
+    RunReporter both;
+    both.progress = [rec, &reporter](const ProgressEvent& e) {
+        if (rec) rec->record(e);
+        reporter.report(e);
+    };
+    both.measurement = [rec, &reporter](const TuningMeasurement& m) {
+        if (rec) rec->recordMeasurement(m);
+        reporter.measured(m);
+    };
+    both.checkpoint = [rec, &reporter] {
+        if (rec) rec->flush();
+        reporter.commit();
+    };
+    std::unique_ptr<RunOutcome> out;
+    try {
+        out = run_.execute(both, cancel);
+    } catch (const std::exception& e) {
+        if (rec) rec->fail(e.what());
+        throw;
+    }
+    if (rec) {
+        switch (out->status()) {
+            case RunStatus::Cancelled: rec->cancel(out->toRunResult()); break;
+            case RunStatus::Failed: rec->fail(out->error()); break;
+            default: rec->finish(out->toRunResult()); break;
+        }
+    }
+    return out;
+}
+
+}  // namespace graphopt

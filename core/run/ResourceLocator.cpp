@@ -1,0 +1,51 @@
+#include "run/ResourceLocator.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+#ifndef GRAPHOPT_SOURCE_RESOURCES
+#define GRAPHOPT_SOURCE_RESOURCES ""
+#endif
+
+namespace graphopt {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string envDir(const char* name) {
+    const char* v = std::getenv(name);
+    return v && *v ? std::string(v) : std::string();
+}
+
+}  // namespace
+
+std::string resourcesDir() {
+    if (std::string env = envDir("GRAPHOPT_RESOURCE_DIR"); !env.empty()) return env;
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        const fs::path installed = exe.parent_path().parent_path() / "share" / "graphopt-studio" / "resources";
+        if (fs::is_directory(installed, ec)) return installed.lexically_normal().string();
+    }
+    return GRAPHOPT_SOURCE_RESOURCES;
+}
+
+std::string modelsDir() { return (fs::path(resourcesDir()) / "models").string(); }
+
+std::string policiesDir() { return (fs::path(resourcesDir()) / "policies").string(); }
+
+std::vector<std::string> policySearchDirs() {
+    std::vector<std::string> dirs;
+    if (std::string env = envDir("GRAPHOPT_POLICY_DIR"); !env.empty()) dirs.push_back(env);
+    dirs.push_back(policiesDir());
+    return dirs;
+}
+
+std::string bundledModelPath(const std::string& fileName) {
+    const fs::path p = fs::path(modelsDir()) / fileName;
+    std::error_code ec;
+    return fs::exists(p, ec) ? p.string() : std::string();
+}
+
+}  // namespace graphopt

@@ -1,0 +1,24 @@
+// Where the bundled files (models, REGAL policies) are, for the CLI and the GUI alike, installed
+// or not. The resources folder is the first of:
+//   1. $GRAPHOPT_RESOURCE_DIR, when set;
+//   2. share/graphopt-studio/resources beside the running program's prefix (an installed program:
+//      /usr/bin/graphopt -> /usr/share/graphopt-studio/resources);
+//   3. the source tree this program was built from (a build that was never installed).
+// Policies are looked up in $GRAPHOPT_POLICY_DIR first (a user's own trained policies), then in
+// the resources folder's policies/.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace graphopt {
+
+std::string resourcesDir();
+std::string modelsDir();    // resourcesDir()/models
+std::string policiesDir();  // resourcesDir()/policies
+// Every folder searched for a policy file, in order (existing or not).
+std::vector<std::string> policySearchDirs();
+// resourcesDir()/models/FILE when it exists, else "".
+std::string bundledModelPath(const std::string& fileName);
+
+}  // namespace graphopt
