@@ -104,6 +104,15 @@ void BackgroundJob::cancel() {
     if (running_ && token_) token_->cancel();
 }
 
+void BackgroundJob::abandon() {
+    if (!running_) return;
+    if (token_) token_->cancel();
+    ++generation_;
+    throttle_.stop();
+    current_.reset();
+    running_ = false;
+}
+
 void BackgroundJob::flush() {
     if (!current_) return;
     QVector<ProgressEvent> events;

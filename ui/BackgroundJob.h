@@ -61,6 +61,9 @@ public:
     // `error` set and nothing started, when the store cannot be opened.
     bool startRun(std::shared_ptr<Run> run, const QString& dbPath, QString* error = nullptr);
     void cancel();
+    // Cancels the running job and drops whatever it still delivers: no finished() or failed()
+    // follows (a layout nobody waits for any more).
+    void abandon();
 
     bool isRunning() const { return running_; }
     qint64 runId() const { return runId_; }  // the stored run of the last startRun, -1 if none

@@ -7,12 +7,15 @@
 #include <QHash>
 #include <QVector>
 
-#include "PlacementRunner.h"
-
 class QLineSeries;
 class QValueAxis;
 
 namespace graphopt::ui {
+
+struct ConvergencePoint {
+    double evaluations = 0;
+    double bestCost = 0;
+};
 
 class ConvergenceChart : public QChartView {
     Q_OBJECT

@@ -3,22 +3,55 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
-#include <QFutureWatcher>
-#include <QtConcurrent>
+#include <QProcess>
 
+#include "BackgroundJob.h"
 #include "graph/Loaders.h"
 
 namespace graphopt::ui {
 
-LayoutJob::LayoutJob(QObject* parent) : QObject(parent) {}
+namespace {
 
-LayoutJob::~LayoutJob() {
-    if (process_) {
-        process_->disconnect(this);
-        process_->kill();
-        process_->waitForFinished(2000);
+constexpr int kPollMs = 50;  // how often the worker looks at the cancel token while dot runs
+
+// On the worker thread: `graphopt layout MODEL --json` in a child process, killed when the job is
+// cancelled (returns an empty layout then, which nobody reads: a cancelled job's result is dropped
+// or ignored).
+GraphLayout layoutInChildProcess(const QString& cli, const QString& modelPath, bool horizontal, JobContext& ctx) {
+    QProcess p;
+    QStringList args{"layout", modelPath, "--json"};
+    if (horizontal) args << "--horizontal";
+    p.start(cli, args);
+    if (!p.waitForStarted(10000)) throw std::runtime_error("could not start " + cli.toStdString() + " for the layout");
+    while (!p.waitForFinished(kPollMs)) {
+        if (ctx.cancelled()) {
+            p.kill();
+            p.waitForFinished(2000);
+            return {};
+        }
+    }
+    const QByteArray out = p.readAllStandardOutput();
+    const QString err = QString::fromLocal8Bit(p.readAllStandardError()).trimmed();
+    if (p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
+        throw std::runtime_error(err.isEmpty() ? "the layout process stopped (exit code " + std::to_string(p.exitCode()) + ")"
+                                               : err.toStdString());
+    try {
+        return GraphLayout::fromJson(nlohmann::json::parse(out.toStdString()));
+    } catch (const std::exception& e) {
+        throw std::runtime_error(std::string("unreadable layout: ") + e.what());
     }
 }
+
+}  // namespace
+
+LayoutJob::LayoutJob(QObject* parent) : QObject(parent), job_(new BackgroundJob(this)) {
+    connect(job_, &BackgroundJob::finished, this, [this] {
+        if (const auto* layout = job_->resultAs<GraphLayout>()) emit finished(*layout);
+    });
+    connect(job_, &BackgroundJob::failed, this, &LayoutJob::failed);
+}
+
+LayoutJob::~LayoutJob() = default;  // the job cancels (kills the child) and waits
 
 QString LayoutJob::cliPath() const {
     if (!cliPath_.isEmpty()) return cliPath_;
@@ -26,78 +59,25 @@ QString LayoutJob::cliPath() const {
     return QDir(QCoreApplication::applicationDirPath()).absoluteFilePath("graphopt");
 }
 
+bool LayoutJob::isRunning() const { return job_->isRunning(); }
+
+double LayoutJob::elapsedSeconds() const { return job_->elapsedSeconds(); }
+
 void LayoutJob::start(const QString& modelPath, bool horizontal) {
-    cancel();
-    running_ = true;
-    const int generation = ++generation_;
-    timer_.start();
     const QString cli = cliPath();
-    if (QFileInfo(cli).isExecutable()) {
-        auto* p = new QProcess(this);
-        process_ = p;
-        QStringList args{"layout", modelPath, "--json"};
-        if (horizontal) args << "--horizontal";
-        connect(p, &QProcess::finished, this, [this, p, generation](int code, QProcess::ExitStatus st) {
-            p->deleteLater();
-            if (generation != generation_) return;  // stale: a newer layout started
-            onProcessFinished(p, code, st);
-        });
-        connect(p, &QProcess::errorOccurred, this, [this, p, generation](QProcess::ProcessError e) {
-            if (e != QProcess::FailedToStart || generation != generation_) return;
-            running_ = false;
-            p->deleteLater();
-            emit failed(tr("Could not start %1 for the layout").arg(cliPath()));
-        });
-        p->start(cli, args);
-        return;
-    }
-    // Fallback: in-process, on a worker thread.
-    auto* watcher = new QFutureWatcher<std::pair<GraphLayout, QString>>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] {
-        watcher->deleteLater();
-        if (generation != generation_) return;
-        running_ = false;
-        auto [layout, error] = watcher->result();
-        if (error.isEmpty())
-            emit finished(layout);
-        else
-            emit failed(error);
+    const bool child = QFileInfo(cli).isExecutable();
+    job_->start([cli, child, modelPath, horizontal](JobContext& ctx) -> std::any {
+        if (child) return layoutInChildProcess(cli, modelPath, horizontal, ctx);
+        LayoutOptions opt;
+        if (horizontal) opt.direction = LayoutOptions::Direction::LeftToRight;
+        return layoutGraph(loadGraph(modelPath.toStdString()), opt);
     });
-    watcher->setFuture(QtConcurrent::run([modelPath, horizontal]() -> std::pair<GraphLayout, QString> {
-        try {
-            LayoutOptions opt;
-            if (horizontal) opt.direction = LayoutOptions::Direction::LeftToRight;
-            return {layoutGraph(loadGraph(modelPath.toStdString()), opt), QString()};
-        } catch (const std::exception& e) {
-            return {GraphLayout{}, QString::fromStdString(e.what())};
-        }
-    }));
 }
 
 void LayoutJob::cancel() {
-    if (!running_) return;
-    ++generation_;  // whatever arrives from the old job is dropped
-    running_ = false;
-    if (process_) {
-        process_->kill();
-        process_ = nullptr;  // deleted by its finished handler
-    }
+    if (!job_->isRunning()) return;
+    job_->abandon();  // the worker kills dot; what it returns is dropped
     emit cancelled();
-}
-
-void LayoutJob::onProcessFinished(QProcess* p, int exitCode, QProcess::ExitStatus status) {
-    running_ = false;
-    const QByteArray out = p->readAllStandardOutput();
-    const QString err = QString::fromLocal8Bit(p->readAllStandardError()).trimmed();
-    if (status != QProcess::NormalExit || exitCode != 0) {
-        emit failed(err.isEmpty() ? tr("The layout process stopped (exit code %1)").arg(exitCode) : err);
-        return;
-    }
-    try {
-        emit finished(GraphLayout::fromJson(nlohmann::json::parse(out.toStdString())));
-    } catch (const std::exception& e) {
-        emit failed(tr("Unreadable layout: %1").arg(QString::fromStdString(e.what())));
-    }
 }
 
 }  // namespace graphopt::ui

@@ -27,14 +27,14 @@
 
 #include "ConvergenceChart.h"
 #include "GraphView.h"
-#include "PlacementRunner.h"
+#include "BackgroundJob.h"
 #include "RunPanel.h"
 #include "store/RunStore.h"
 #include "LayoutJob.h"
 #include "MemoryChartView.h"
 #include "ScheduleView.h"
 #include "placement/DeviceModel.h"
-#include "placement/RegalEngine.h"
+#include "placement/PlacementRun.h"
 #include "NodeTableModel.h"
 #include "graph/Loaders.h"
 
@@ -68,9 +68,6 @@ QString attrText(const AttrValue& v) {
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
-    // The learned engine lives in graphopt_nn; registering it here (idempotent) puts REGAL in the
-    // run panel's engine list for every window: the application, the tests and the benchmarks.
-    registerRegalEngine();
     setWindowTitle(tr("GraphOpt Studio"));
     setObjectName("mainWindow");
     view_ = new GraphView(this);
@@ -80,22 +77,25 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     layoutNotice_ = new QTimer(this);
     layoutNotice_->setSingleShot(true);
 
-    runner_ = new PlacementRunner(this);
-    runner_->setDatabasePath(QString::fromStdString(RunStore::defaultPath()));
+    runJob_ = new BackgroundJob(this);
+    dbPath_ = QString::fromStdString(RunStore::defaultPath());
     buildDocks();
     buildActions();
     connect(runPanel_, &RunPanel::startRequested, this, &MainWindow::startRun);
-    connect(runPanel_, &RunPanel::cancelRequested, runner_, &PlacementRunner::cancel);
-    connect(runner_, &PlacementRunner::progress, this, [this](const QVector<ConvergencePoint>& pts, double fraction) {
+    connect(runPanel_, &RunPanel::cancelRequested, runJob_, &BackgroundJob::cancel);
+    connect(runJob_, &BackgroundJob::progress, this, [this](const QVector<ProgressEvent>& events) {
+        QVector<ConvergencePoint> pts;
+        pts.reserve(events.size());
+        for (const auto& e : events) pts.push_back({static_cast<double>(e.evaluations), e.bestCost});
         convergence_->addPoints(chartKey_, pts);
-        runPanel_->setProgress(fraction);
-        if (!pts.isEmpty())
-            runPanel_->setStatus(tr("%1 evaluations, best %2")
-                                     .arg(QLocale().toString(pts.back().evaluations, 'f', 0))
-                                     .arg(pts.back().bestCost, 0, 'g', 5));
+        const double budget = static_cast<double>(std::max<int64_t>(1, runSpec_.budget));
+        runPanel_->setProgress(std::min(1.0, pts.back().evaluations / budget));
+        runPanel_->setStatus(tr("%1 evaluations, best %2")
+                                 .arg(QLocale().toString(pts.back().evaluations, 'f', 0))
+                                 .arg(pts.back().bestCost, 0, 'g', 5));
     });
-    connect(runner_, &PlacementRunner::finished, this, &MainWindow::onRunFinished);
-    connect(runner_, &PlacementRunner::failed, this, [this](const QString& message) {
+    connect(runJob_, &BackgroundJob::finished, this, &MainWindow::onRunFinished);
+    connect(runJob_, &BackgroundJob::failed, this, [this](const QString& message) {
         runPanel_->setRunning(false);
         runPanel_->setStatus(tr("Run failed: %1").arg(message));
         statusBar()->showMessage(tr("Run failed"), 5000);
@@ -219,22 +219,35 @@ void MainWindow::buildDocks() {
     resizeDocks({resultsDock}, {300}, Qt::Vertical);
 }
 
-void MainWindow::setDatabasePath(const QString& path) { runner_->setDatabasePath(path); }
-
 bool MainWindow::startRun() {
     if (!graph_) {
         statusBar()->showMessage(tr("Open a model first"), 5000);
         return false;
     }
+    if (runJob_->isRunning()) {
+        statusBar()->showMessage(tr("A run is already going"), 5000);
+        return false;
+    }
     const RunSpec spec = runPanel_->spec();
     QString error;
-    if (!runner_->start(graph_, currentPath_, spec, &error)) {
+    // Made here, on the GUI thread, so a bad spec (unknown engine, devices file, parameter) is
+    // refused before any thread starts or anything is stored. The run keeps the graph alive.
+    std::shared_ptr<Run> run;
+    try {
+        auto graph = graph_;
+        run = std::shared_ptr<PlacementRun>(new PlacementRun(*graph, spec, currentPath_.toStdString()),
+                                            [graph](PlacementRun* r) { delete r; });
+    } catch (const std::exception& e) {
+        error = QString::fromStdString(e.what());
+    }
+    if (!run || !runJob_->startRun(run, dbPath_, &error)) {
         runPanel_->setStatus(tr("Cannot start: %1").arg(error));
         statusBar()->showMessage(tr("Cannot start the run"), 5000);
         return false;
     }
+    runSpec_ = run->spec();
     ++chartKey_;
-    const QString label = runner_->runId() >= 0 ? tr("%1 #%2 (seed %3)").arg(QString::fromStdString(spec.engine)).arg(runner_->runId()).arg(spec.seed)
+    const QString label = runJob_->runId() >= 0 ? tr("%1 #%2 (seed %3)").arg(QString::fromStdString(spec.engine)).arg(runJob_->runId()).arg(spec.seed)
                                                 : tr("%1 (seed %2)").arg(QString::fromStdString(spec.engine)).arg(spec.seed);
     convergence_->beginRun(chartKey_, label, QString::fromStdString(spec.objective));
     results_->setCurrentWidget(convergence_);
@@ -244,7 +257,11 @@ bool MainWindow::startRun() {
     return true;
 }
 
-void MainWindow::onRunFinished(const PlacementResult& result, qint64 runId) {
+void MainWindow::onRunFinished() {
+    const auto* placed = runJob_->outcomeAs<PlacementResult>();
+    if (!placed) return;
+    const PlacementResult& result = *placed;
+    const qint64 runId = runJob_->runId();
     runPanel_->setRunning(false);
     runPanel_->setProgress(1.0);
     lastResult_ = std::make_unique<PlacementResult>(result);
@@ -252,7 +269,7 @@ void MainWindow::onRunFinished(const PlacementResult& result, qint64 runId) {
     schedule_->setResult(result, graph_.get());
     std::vector<int64_t> capacities;
     try {
-        for (const auto& d : DeviceModel::load(runner_->spec().devices).devices) capacities.push_back(d.memoryBytes);
+        for (const auto& d : DeviceModel::load(runSpec_.devices).devices) capacities.push_back(d.memoryBytes);
     } catch (const std::exception&) {
         // The run already loaded this device model; if the file changed since, show no capacity.
     }

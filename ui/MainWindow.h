@@ -8,6 +8,7 @@
 
 #include "graph/Graph.h"
 #include "placement/PlacementResult.h"
+#include "run/Run.h"
 
 class QAction;
 class QLabel;
@@ -32,7 +33,7 @@ class LayoutJob;
 class MemoryChartView;
 class ScheduleView;
 class NodeTableModel;
-class PlacementRunner;
+class BackgroundJob;
 class RunPanel;
 
 struct LoadOutcome {
@@ -55,12 +56,14 @@ public:
     GraphView* graphView() const { return view_; }
     LayoutJob* layoutJob() const { return layoutJob_; }
     RunPanel* runPanel() const { return runPanel_; }
-    PlacementRunner* runner() const { return runner_; }
+    // Runs placements (any kind of run goes through a BackgroundJob).
+    BackgroundJob* runJob() const { return runJob_; }
     ConvergenceChart* convergenceChart() const { return convergence_; }
     ScheduleView* scheduleView() const { return schedule_; }
     MemoryChartView* memoryChart() const { return memory_; }
     // Where runs are recorded (default: the user's data folder); empty disables recording.
-    void setDatabasePath(const QString& path);
+    void setDatabasePath(const QString& path) { dbPath_ = path; }
+    QString databasePath() const { return dbPath_; }
     // Starts a placement run with the run panel's settings; false (and a status message) when
     // it cannot start.
     bool startRun();
@@ -85,7 +88,7 @@ private:
     void startLayout();
     void onLayoutFinished(const GraphLayout& layout);
     void showNodeProperties(int node);
-    void onRunFinished(const PlacementResult& result, qint64 runId);
+    void onRunFinished();
     void applyPlacementToView();
     void updateRecentMenu();
     void chooseAndOpen();
@@ -105,7 +108,9 @@ private:
     QPushButton* cancelLayout_ = nullptr;
     QTimer* layoutNotice_ = nullptr;
     RunPanel* runPanel_ = nullptr;
-    PlacementRunner* runner_ = nullptr;
+    BackgroundJob* runJob_ = nullptr;
+    RunSpec runSpec_;  // of the run going or last run
+    QString dbPath_;
     ConvergenceChart* convergence_ = nullptr;
     ScheduleView* schedule_ = nullptr;
     MemoryChartView* memory_ = nullptr;

@@ -1,17 +1,21 @@
 #include "RunPanel.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
 #include <QThread>
 #include <QVBoxLayout>
+#include <cmath>
+#include <limits>
 
 #include "placement/DeviceModel.h"
 #include "placement/PlacementEngines.h"
@@ -19,31 +23,99 @@
 namespace graphopt::ui {
 
 namespace {
-// What each engine does, for the tooltip (the papers/REGAL.md baselines).
-QString engineHelp(const QString& e) {
-    if (e == "brkga") return QObject::tr("Biased random-key genetic algorithm over the schedule simulator");
-    if (e == "regal") return QObject::tr("BRKGA guided by the trained graph neural network policy");
-    if (e == "heft") return QObject::tr("HEFT: earliest-finish-time list scheduling (running time)");
-    if (e == "single") return QObject::tr("Everything on one device, in topological order");
-    if (e == "random") return QObject::tr("Random keys, as many as the budget allows");
-    if (e == "local") return QObject::tr("Hill climbing on the keys");
-    if (e == "list") return QObject::tr("XLA-style list scheduler on one device: frees the most bytes first");
-    if (e == "dfs") return QObject::tr("XLA-style depth-first post-order on one device");
-    if (e == "postorder") return QObject::tr("Plain post-order on one device");
-    if (e == "xla-best") return QObject::tr("Best of the three XLA-style memory schedulers");
-    if (e == "exhaustive") return QObject::tr("Every placement and order: the true optimum (tiny graphs only)");
-    return {};
+
+QString tooltipOf(const ParamSpec& p) {
+    return QString::fromStdString(p.help + " (" + p.describeRange() + ")");
 }
+
+// "elite_fraction" -> "Elite fraction"
+QString labelOf(const std::string& name) {
+    QString s = QString::fromStdString(name).replace('_', ' ');
+    if (!s.isEmpty()) s[0] = s[0].toUpper();
+    return s;
+}
+
+// One widget per parameter type; nullptr for types the panel does not edit (objects).
+QWidget* makeEditor(const ParamSpec& p, QWidget* parent) {
+    QWidget* w = nullptr;
+    switch (p.type) {
+        case ParamSpec::Type::Integer: {
+            auto* s = new QSpinBox(parent);
+            const int top = std::numeric_limits<int>::max();
+            s->setRange(static_cast<int>(std::max(p.min, -double(top))), static_cast<int>(std::min(p.max, double(top))));
+            if (p.defaultValue.is_number()) s->setValue(p.defaultValue.get<int>());
+            w = s;
+            break;
+        }
+        case ParamSpec::Type::Number: {
+            auto* s = new QDoubleSpinBox(parent);
+            s->setDecimals(p.max - p.min <= 10 ? 3 : 1);
+            s->setRange(p.min, p.max);
+            s->setSingleStep(p.max - p.min <= 1 ? 0.05 : 1);
+            if (p.defaultValue.is_number()) s->setValue(p.defaultValue.get<double>());
+            w = s;
+            break;
+        }
+        case ParamSpec::Type::Boolean: {
+            auto* c = new QCheckBox(parent);
+            c->setChecked(p.defaultValue.is_boolean() && p.defaultValue.get<bool>());
+            w = c;
+            break;
+        }
+        case ParamSpec::Type::String: {
+            if (!p.choices.empty()) {
+                auto* c = new QComboBox(parent);
+                for (const auto& choice : p.choices) c->addItem(QString::fromStdString(choice));
+                if (p.defaultValue.is_string()) c->setCurrentText(QString::fromStdString(p.defaultValue.get<std::string>()));
+                w = c;
+            } else {
+                auto* e = new QLineEdit(parent);
+                e->setClearButtonEnabled(true);
+                e->setPlaceholderText(QObject::tr("default"));
+                if (p.defaultValue.is_string()) e->setText(QString::fromStdString(p.defaultValue.get<std::string>()));
+                w = e;
+            }
+            break;
+        }
+        case ParamSpec::Type::Object: return nullptr;
+    }
+    w->setObjectName("param:" + QString::fromStdString(p.name));
+    w->setToolTip(tooltipOf(p));
+    return w;
+}
+
+// The widget's value as JSON (null: leave the parameter out, e.g. an empty file name).
+nlohmann::json valueOf(const ParamSpec& p, QWidget* w) {
+    if (auto* s = qobject_cast<QSpinBox*>(w)) return s->value();
+    if (auto* s = qobject_cast<QDoubleSpinBox*>(w)) return s->value();
+    if (auto* c = qobject_cast<QCheckBox*>(w)) return c->isChecked();
+    if (auto* c = qobject_cast<QComboBox*>(w)) return c->currentText().toStdString();
+    if (auto* e = qobject_cast<QLineEdit*>(w)) {
+        const QString t = e->text().trimmed();
+        return t.isEmpty() ? nlohmann::json() : nlohmann::json(t.toStdString());
+    }
+    (void)p;
+    return nullptr;
+}
+
+void setValue(QWidget* w, const nlohmann::json& v) {
+    if (auto* s = qobject_cast<QSpinBox*>(w); s && v.is_number()) s->setValue(v.get<int>());
+    if (auto* s = qobject_cast<QDoubleSpinBox*>(w); s && v.is_number()) s->setValue(v.get<double>());
+    if (auto* c = qobject_cast<QCheckBox*>(w); c && v.is_boolean()) c->setChecked(v.get<bool>());
+    if (auto* c = qobject_cast<QComboBox*>(w); c && v.is_string()) c->setCurrentText(QString::fromStdString(v.get<std::string>()));
+    if (auto* e = qobject_cast<QLineEdit*>(w); e && v.is_string()) e->setText(QString::fromStdString(v.get<std::string>()));
+}
+
 }  // namespace
 
 RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     auto* form = new QFormLayout();
     engine_ = new QComboBox(this);
     engine_->setObjectName("engine");
-    for (const auto& name : placementEngineNames()) {
-        const QString e = QString::fromStdString(name);
+    for (const auto& d : placementEngineDescriptions()) {
+        const QString e = QString::fromStdString(d.name);
         engine_->addItem(e, e);
-        engine_->setItemData(engine_->count() - 1, engineHelp(e), Qt::ToolTipRole);
+        engine_->setItemData(engine_->count() - 1, QString::fromStdString(d.summary), Qt::ToolTipRole);
     }
     engine_->setCurrentIndex(std::max(0, engine_->findData("brkga")));
     objective_ = new QComboBox(this);
@@ -62,37 +134,15 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     threads_ = new QSpinBox(this);
     threads_->setRange(0, 256);
     threads_->setSpecialValueText(tr("all cores (%1)").arg(QThread::idealThreadCount()));
-    weights_ = new QComboBox(this);
-    weights_->addItem(tr("counted"), true);
-    weights_->addItem(tr("ignored (activations only)"), false);
     form->addRow(tr("Engine"), engine_);
     form->addRow(tr("Objective"), objective_);
     form->addRow(tr("Devices"), devices_);
     form->addRow(tr("Budget"), budget_);
     form->addRow(tr("Seed"), seed_);
     form->addRow(tr("Threads"), threads_);
-    form->addRow(tr("Weights"), weights_);
 
-    brkga_ = new QGroupBox(tr("BRKGA parameters"), this);
-    auto* bf = new QFormLayout(brkga_);
-    population_ = new QSpinBox(brkga_);
-    population_->setRange(4, 10000);
-    population_->setValue(100);
-    auto fraction = [this](double v) {
-        auto* s = new QDoubleSpinBox(brkga_);
-        s->setRange(0.0, 1.0);
-        s->setSingleStep(0.05);
-        s->setDecimals(2);
-        s->setValue(v);
-        return s;
-    };
-    elite_ = fraction(0.10);
-    mutant_ = fraction(0.10);
-    rho_ = fraction(0.70);
-    bf->addRow(tr("Population"), population_);
-    bf->addRow(tr("Elite fraction"), elite_);
-    bf->addRow(tr("Mutant fraction"), mutant_);
-    bf->addRow(tr("Elite inheritance"), rho_);
+    params_ = new QGroupBox(this);
+    paramsForm_ = new QFormLayout(params_);
 
     start_ = new QPushButton(tr("Start"), this);
     start_->setDefault(true);
@@ -108,7 +158,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
-    layout->addWidget(brkga_);
+    layout->addWidget(params_);
     layout->addLayout(buttons);
     layout->addWidget(progress_);
     layout->addWidget(status_);
@@ -117,7 +167,8 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     connect(start_, &QPushButton::clicked, this, &RunPanel::startRequested);
     connect(cancel_, &QPushButton::clicked, this, &RunPanel::cancelRequested);
     connect(engine_, &QComboBox::currentIndexChanged, this, [this] {
-        engine_->setToolTip(engineHelp(engine_->currentData().toString()));
+        engine_->setToolTip(engine_->currentData(Qt::ToolTipRole).toString());
+        rebuildParameters();
         updateEnabled();
     });
 
@@ -128,8 +179,36 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     saved.devices = settings.value("run/devices", DeviceModel::defaultPresetName()).toString().toStdString();
     saved.budget = settings.value("run/budget", 5000).toLongLong();
     saved.seed = settings.value("run/seed", 1).toULongLong();
+    rebuildParameters();
     setSpec(saved);
     updateEnabled();
+}
+
+void RunPanel::rebuildParameters() {
+    // Values typed for a parameter survive a switch to another engine that has it too.
+    nlohmann::json kept = nlohmann::json::object();
+    for (const auto& p : paramSpecs_)
+        if (QWidget* w = paramWidgets_.value(QString::fromStdString(p.name))) kept[p.name] = valueOf(p, w);
+    while (paramsForm_->rowCount() > 0) paramsForm_->removeRow(0);
+    paramWidgets_.clear();
+    paramSpecs_.clear();
+    const QString engine = engine_->currentData().toString();
+    try {
+        paramSpecs_ = describePlacementEngine(engine.toStdString()).params;
+    } catch (const std::exception&) {
+        // Not registered (cannot happen: the list comes from the registry); only the common ones.
+    }
+    for (const auto& p : placementRunParams()) paramSpecs_.push_back(p);
+    for (const auto& p : paramSpecs_) {
+        QWidget* w = makeEditor(p, params_);
+        if (!w) continue;
+        if (kept.contains(p.name) && !kept[p.name].is_null()) setValue(w, kept[p.name]);
+        auto* label = new QLabel(labelOf(p.name), params_);
+        label->setToolTip(w->toolTip());
+        paramsForm_->addRow(label, w);
+        paramWidgets_.insert(QString::fromStdString(p.name), w);
+    }
+    params_->setTitle(tr("%1 parameters").arg(engine));
 }
 
 RunSpec RunPanel::spec() const {
@@ -141,13 +220,11 @@ RunSpec RunPanel::spec() const {
     s.budget = budget_->value();
     s.seed = static_cast<uint64_t>(seed_->value());
     s.threads = threads_->value();
-    s.params["count_weights"] = weights_->currentData().toBool();
-    if (s.engine == "brkga" || s.engine == "regal") {
-        s.params["population"] = population_->value();
-        s.params["elite_fraction"] = elite_->value();
-        s.params["mutant_fraction"] = mutant_->value();
-        s.params["rho_e"] = rho_->value();
-    }
+    for (const auto& p : paramSpecs_)
+        if (QWidget* w = paramWidgets_.value(QString::fromStdString(p.name))) {
+            nlohmann::json v = valueOf(p, w);
+            if (!v.is_null()) s.params[p.name] = std::move(v);
+        }
     QSettings settings;
     settings.setValue("run/engine", QString::fromStdString(s.engine));
     settings.setValue("run/objective", QString::fromStdString(s.objective));
@@ -163,6 +240,9 @@ void RunPanel::setSpec(const RunSpec& s) {
     if (int i = devices_->findText(QString::fromStdString(s.devices)); i >= 0) devices_->setCurrentIndex(i);
     if (s.budget > 0) budget_->setValue(static_cast<int>(std::min<int64_t>(s.budget, budget_->maximum())));
     seed_->setValue(static_cast<int>(std::min<uint64_t>(s.seed, 1'000'000'000)));
+    if (s.params.is_object())
+        for (auto it = s.params.begin(); it != s.params.end(); ++it)
+            if (QWidget* w = paramWidgets_.value(QString::fromStdString(it.key()))) setValue(w, it.value());
 }
 
 void RunPanel::setRunning(bool running) {
@@ -176,11 +256,10 @@ void RunPanel::setProgress(double fraction) { progress_->setValue(static_cast<in
 void RunPanel::setStatus(const QString& text) { status_->setText(text); }
 
 void RunPanel::updateEnabled() {
-    const QString e = engine_->currentData().toString();
-    brkga_->setVisible(e == "brkga" || e == "regal");
+    params_->setVisible(!paramWidgets_.isEmpty());
     start_->setEnabled(!running_);
     cancel_->setEnabled(running_);
-    for (QWidget* w : std::initializer_list<QWidget*>{engine_, objective_, devices_, budget_, seed_, threads_, weights_, brkga_})
+    for (QWidget* w : std::initializer_list<QWidget*>{engine_, objective_, devices_, budget_, seed_, threads_, params_})
         w->setEnabled(!running_);
 }
 

@@ -1,18 +1,23 @@
-// The run settings: engine, objective, devices, budget, seed, threads and BRKGA's parameters,
-// with Start and Cancel and a progress bar. It only builds a RunSpec; MainWindow runs it.
+// The run settings: engine, objective, devices, budget, seed, threads, and the chosen engine's
+// own parameters, with Start and Cancel and a progress bar. The engine list, its tooltips and the
+// parameter widgets (type, range, default, help as tooltip) are generated from the engine
+// descriptions in the registry (placement/PlacementEngines.h), so the panel offers exactly what
+// the engines accept. It only builds a RunSpec; MainWindow runs it.
 #pragma once
 
+#include <QMap>
 #include <QWidget>
 
+#include "run/ParamSpec.h"
 #include "run/Run.h"
 
 class QComboBox;
-class QDoubleSpinBox;
+class QFormLayout;
+class QGroupBox;
 class QLabel;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
-class QGroupBox;
 
 namespace graphopt::ui {
 
@@ -22,16 +27,20 @@ public:
     explicit RunPanel(QWidget* parent = nullptr);
 
     RunSpec spec() const;
-    void setSpec(const RunSpec& spec);  // engine, objective, devices, budget, seed
+    // Engine, objective, devices, budget, seed; params the engine describes set its widgets.
+    void setSpec(const RunSpec& spec);
     void setRunning(bool running);
     void setProgress(double fraction);
     void setStatus(const QString& text);
+    // The widget of a parameter of the current engine (objectName "param:NAME"), or nullptr.
+    QWidget* parameterWidget(const QString& name) const { return paramWidgets_.value(name, nullptr); }
 
 signals:
     void startRequested();
     void cancelRequested();
 
 private:
+    void rebuildParameters();
     void updateEnabled();
 
     QComboBox* engine_ = nullptr;
@@ -40,12 +49,10 @@ private:
     QSpinBox* budget_ = nullptr;
     QSpinBox* seed_ = nullptr;
     QSpinBox* threads_ = nullptr;
-    QGroupBox* brkga_ = nullptr;
-    QSpinBox* population_ = nullptr;
-    QDoubleSpinBox* elite_ = nullptr;
-    QDoubleSpinBox* mutant_ = nullptr;
-    QDoubleSpinBox* rho_ = nullptr;
-    QComboBox* weights_ = nullptr;
+    QGroupBox* params_ = nullptr;
+    QFormLayout* paramsForm_ = nullptr;
+    QMap<QString, QWidget*> paramWidgets_;
+    std::vector<ParamSpec> paramSpecs_;
     QPushButton* start_ = nullptr;
     QPushButton* cancel_ = nullptr;
     QProgressBar* progress_ = nullptr;

@@ -100,12 +100,7 @@ int cmdPlace(const ArgList& argv) {
     // Ctrl-C cancels the run and stores its best result so far.
     RecordedRun recorded(run, recordingPathFrom(args));
     InterruptScope interrupt;
-    PlacementResult r;
-    try {
-        r = recorded.executeAs<PlacementResult>({}, interrupt.token());
-    } catch (const std::exception& e) {
-        throw RunFailure(e.what());
-    }
+    const PlacementResult r = runOrFail([&] { return recorded.executeAs<PlacementResult>({}, interrupt.token()); });
     const int status = interrupt.interrupted() ? kExitInterrupted : 0;
 
     if (args.has("json")) {

@@ -176,14 +176,9 @@ int cmdTrainPolicy(const ArgList& argv) {
     nn::setTorchThreads(1);
     RecordedRun recorded(*run, recordingPathFrom(args));
     InterruptScope interrupt;
-    regal::TrainingResult res;
-    try {
-        res = recorded.executeAs<regal::TrainingResult>(reporter, interrupt.token());
-    } catch (const std::invalid_argument& e) {
-        throw UsageError(e.what());  // a checkpoint that does not fit (other options, corrupt)
-    } catch (const std::exception& e) {
-        throw RunFailure(e.what());
-    }
+    // A checkpoint that does not fit (other options, corrupt) is an std::invalid_argument: exit 2.
+    const regal::TrainingResult res =
+        runOrFail([&] { return recorded.executeAs<regal::TrainingResult>(reporter, interrupt.token()); });
     if (res.status() == RunStatus::Cancelled) {
         std::cerr << "train-policy: interrupted after " << res.epochsDone << " epochs; "
                   << (res.checkpointPath.empty() ? std::string("no checkpoint yet")

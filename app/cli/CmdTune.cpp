@@ -159,12 +159,7 @@ int cmdTune(const ArgList& argv) {
                           << std::setprecision(2) << e.values.value("best_gflops", 0.0) << " GFLOP/s\r" << std::flush;
                 std::cerr.unsetf(std::ios::fixed);
             };
-        TuningResult res;
-        try {
-            res = recorded.executeAs<TuningResult>(reporter, interrupt.token());
-        } catch (const std::exception& e) {
-            throw RunFailure("task " + std::to_string(idx) + ": " + e.what());
-        }
+        const TuningResult res = runOrFail([&] { return recorded.executeAs<TuningResult>(reporter, interrupt.token()); });
         if (!quiet) std::cerr << "\n";
         if (res.status() == RunStatus::Failed) throw RunFailure("task " + std::to_string(idx) + ": " + res.error());
         nlohmann::json t = res.toJson();

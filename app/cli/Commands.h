@@ -25,6 +25,23 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// Runs a run's body: std::invalid_argument (the input turned out unusable once the run looked at
+// it: a missing policy file, a graph too large for the exhaustive search) passes as it is (exit
+// 2); any other failure of a started run becomes a RunFailure (exit 1). The recorded run is
+// stored as failed either way.
+template <typename F>
+auto runOrFail(F&& body) -> decltype(body()) {
+    try {
+        return body();
+    } catch (const std::invalid_argument&) {
+        throw;
+    } catch (const RunFailure&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw RunFailure(e.what());
+    }
+}
+
 struct Command {
     CommandSpec spec;
     int (*run)(const ArgList& args);

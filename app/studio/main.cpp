@@ -10,10 +10,16 @@
 
 #include "MainWindow.h"
 #include "RunPanel.h"
-#include "ResourcePaths.h"
+#include "placement/RegalEngine.h"
+#include "run/ResourceLocator.h"
+#include "tuning/LearnedTuners.h"
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
+    // Engines and tuners from graphopt_nn register here, in the program's main, so every window
+    // and panel lists them.
+    graphopt::registerRegalEngine();
+    graphopt::tuning::registerLearnedTuners();
     QApplication::setOrganizationName("GraphOptStudio");
     QApplication::setApplicationName("graphopt-studio");
     QApplication::setApplicationVersion("0.1.0");
@@ -40,7 +46,7 @@ int main(int argc, char** argv) {
     QString path = parser.positionalArguments().value(0);
     if (path.isEmpty()) {
         path = QSettings().value("lastModel").toString();
-        if (path.isEmpty() || !QFileInfo::exists(path)) path = graphopt::ui::bundledModelPath("resnet18.onnx");
+        if (path.isEmpty() || !QFileInfo::exists(path)) path = QString::fromStdString(graphopt::bundledModelPath("resnet18.onnx"));
     }
     const QStringList engines = parser.value(runEngine).split(',', Qt::SkipEmptyParts);
     auto nextRun = std::make_shared<int>(0);

@@ -41,6 +41,7 @@
 
 using namespace graphopt;
 using namespace graphopt::tuning;
+using graphopt::Rng;
 
 namespace {
 
@@ -186,15 +187,15 @@ int main(int argc, char** argv) {
                         if (info.contains("earlier_explorations"))
                             for (const auto& p : info["earlier_explorations"]) rec.modelS += planSeconds(p);
                     });
-                    if (r.status == RunStatus::Failed) throw std::runtime_error(tuner + ": " + r.error);
+                    if (r.status() == RunStatus::Failed) throw std::runtime_error(tuner + ": " + r.error());
                     double best = 0;
                     for (size_t i = 0; i < r.measurements.size(); ++i) {
                         const auto& m = r.measurements[i];
-                        if (m.result.ok) best = std::max(best, m.result.gflops);
+                        if (m.ok) best = std::max(best, m.gflops);
                         rec.best.push_back(best);
                         rec.elapsed.push_back(m.elapsedS);
                         csv << tuner << ',' << t << ',' << seed << ',' << i + 1 << ',' << m.elapsedS << ','
-                            << (m.result.ok ? m.result.gflops : 0.0) << ',' << best << "\n";
+                            << (m.ok ? m.gflops : 0.0) << ',' << best << "\n";
                     }
                     csv.flush();
                     rec.wallS = r.elapsedS;

@@ -26,6 +26,7 @@
 
 using namespace graphopt;
 using namespace graphopt::tuning;
+using graphopt::Rng;
 
 int main(int argc, char** argv) {
     std::string model = std::string(GRAPHOPT_SOURCE_DIR) + "/resources/models/resnet18.onnx";

@@ -14,7 +14,8 @@
 #include <cstdio>
 
 #include "MainWindow.h"
-#include "PlacementRunner.h"
+#include "BackgroundJob.h"
+#include "placement/RegalEngine.h"
 #include "RunPanel.h"
 #include "graph/Loaders.h"
 #include "graph/SyntheticGenerator.h"
@@ -58,6 +59,7 @@ int main(int argc, char** argv) {
         qputenv("QT_QPA_PLATFORM", "offscreen");
     qputenv("GRAPHOPT_CLI", GRAPHOPT_BINARY_DIR "/app/graphopt");
     QApplication app(argc, argv);
+    graphopt::registerRegalEngine();  // as the program's main does
     QApplication::setOrganizationName("GraphOptStudioBench");
     QCommandLineParser p;
     p.addOption({"engine", "placement engine", "engine", "brkga"});
@@ -103,7 +105,7 @@ int main(int argc, char** argv) {
         QTimer::singleShot(static_cast<int>(seconds * 1000), &w, [&] {
             const double runStall = meter.longestStallMs();
             const qint64 ticks = meter.ticks();
-            w.runner()->cancel();
+            w.runJob()->cancel();
             std::printf("graph: %s, %d nodes; engine %s; measured %.1f s of the run\n",
                         qPrintable(p.value("family")), gen.nodes, qPrintable(p.value("engine")),
                         runClock.elapsed() / 1000.0);

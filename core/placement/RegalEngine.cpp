@@ -79,7 +79,7 @@ void registerRegalEngine() {
     d.params = brkgaParams();
     d.params.push_back(ParamSpec::string("policy", "",
                                          "policy file [default: the shipped policy for the objective and devices]"));
-    d.params.push_back(ParamSpec::string("action", "greedy",
+    d.params.push_back(ParamSpec::choice("action", "greedy", {"greedy", "sample"},
                                          "greedy: the most probable choice per node; sample: drawn from the policy"));
     registerPlacementEngine(std::move(d), regalEngine);
 }

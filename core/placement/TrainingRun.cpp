@@ -222,6 +222,7 @@ TrainingResult TrainingRun::run(const RunReporter& reporter, const CancellationT
                      {"entropy", rep.entropy},
                      {"epoch_s", rep.seconds}};
         reporter.report(ev);
+        reporter.commit();  // the epoch is in the store before the next one starts
     }
     res.epochsDone = trainer.epochsDone();
     if (res.bestValidationImprovement < -1e8) res.bestValidationImprovement = 0;

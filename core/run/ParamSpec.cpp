@@ -1,5 +1,6 @@
 #include "run/ParamSpec.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -30,6 +31,12 @@ ParamSpec ParamSpec::string(std::string name, std::string def, std::string help)
     return {std::move(name), Type::String, d, 0, 0, std::move(help)};
 }
 
+ParamSpec ParamSpec::choice(std::string name, std::string def, std::vector<std::string> choices, std::string help) {
+    ParamSpec p = string(std::move(name), std::move(def), std::move(help));
+    p.choices = std::move(choices);
+    return p;
+}
+
 ParamSpec ParamSpec::object(std::string name, std::string help) {
     return {std::move(name), Type::Object, nullptr, 0, 0, std::move(help)};
 }
@@ -47,6 +54,10 @@ const char* paramTypeName(ParamSpec::Type t) {
 
 std::string ParamSpec::describeRange() const {
     std::string s = paramTypeName(type);
+    if (!choices.empty()) {
+        s = "one of ";
+        for (size_t i = 0; i < choices.size(); ++i) s += (i ? "|" : "") + choices[i];
+    }
     if (type == Type::Integer)
         s += " in [" + std::to_string(int64_t(min)) + ", " + std::to_string(int64_t(max)) + "]";
     else if (type == Type::Number)
@@ -114,6 +125,12 @@ void checkParams(const std::string& owner, const std::vector<ParamSpec>& specs, 
                 break;
             case ParamSpec::Type::String:
                 if (!v.is_string()) refuse();
+                if (!spec->choices.empty() &&
+                    std::find(spec->choices.begin(), spec->choices.end(), v.get<std::string>()) == spec->choices.end()) {
+                    std::string list;
+                    for (const auto& c : spec->choices) list += (list.empty() ? "" : "|") + c;
+                    throw std::invalid_argument(owner + ": " + spec->name + " must be one of " + list + ", not " + v.dump());
+                }
                 break;
             case ParamSpec::Type::Object:
                 if (!v.is_object()) refuse();

@@ -18,11 +18,13 @@ struct ParamSpec {
     nlohmann::json defaultValue;  // null: none (the parameter is optional, e.g. a file)
     double min = 0, max = 0;      // Integer and Number: the allowed range, inclusive
     std::string help;
+    std::vector<std::string> choices;  // String: the allowed values (empty: any)
 
     static ParamSpec integer(std::string name, int64_t def, int64_t lo, int64_t hi, std::string help);
     static ParamSpec number(std::string name, double def, double lo, double hi, std::string help);
     static ParamSpec boolean(std::string name, bool def, std::string help);
     static ParamSpec string(std::string name, std::string def, std::string help);  // def "" = none
+    static ParamSpec choice(std::string name, std::string def, std::vector<std::string> choices, std::string help);
     static ParamSpec object(std::string name, std::string help);
 
     // "integer in [2, 1000000], default 100" and the like, for help texts and tooltips.

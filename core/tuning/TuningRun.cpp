@@ -17,7 +17,8 @@ const EngineDescription& tuningRunDescription() {
         "Kernel tuning of one task of a model: a tuner proposes configurations, a measurer times them",
         {
             ParamSpec::integer("task_index", 0, 0, 1000000, "the task, as numbered by `graphopt tasks MODEL`"),
-            ParamSpec::string("measurer", "halide", "halide: real Halide kernels timed on this CPU; sim: simulated"),
+            ParamSpec::choice("measurer", "halide", {"halide", "sim"},
+                              "halide: real Halide kernels timed on this CPU; sim: the simulated CPU"),
             ParamSpec::integer("batch_size", 8, 1, 4096, "configurations proposed and measured together"),
             ParamSpec::object("tuner_params", "the tuner's own parameters"),
             ParamSpec::number("min_time", 0.05, 0, 60, "halide: timed runs per measurement add up to this (s)"),

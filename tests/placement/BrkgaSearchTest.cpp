@@ -25,7 +25,7 @@ RunSpec spec(const std::string& engine, const std::string& objective, int64_t bu
 
 PlacementResult place(const Graph& g, const DeviceModel& m, RunSpec s, ProgressCallback cb = {},
                       const CancellationToken* cancel = nullptr) {
-    return PlacementRun(g, std::move(s), m, std::move(cb), cancel).run();
+    return PlacementRun(g, std::move(s), m).run(cb, cancel);
 }
 
 TEST(BrkgaSearch, FindsTheExhaustiveOptimumOnTinyGraphs) {

@@ -63,7 +63,7 @@ TEST(PlacementRun, WeightSwitchAndEnginesPlugIn) {
     EXPECT_FALSE(without.countWeights);
 
     // A new engine (as REGAL will be) registers itself; the run needs no change.
-    registerPlacementEngine("test-biased-brkga", [](const SearchContext& ctx) {
+    registerPlacementEngine({"test-biased-brkga", "BRKGA with a fixed bias (test)", brkgaParams()}, [](const SearchContext& ctx) {
         const size_t L = ctx.keyCount();
         std::vector<double> alpha(L, 2.0), beta(L, 2.0);
         KeyBias bias = KeyBias::perNode(ctx.deviceCount() + 1, alpha, beta, std::vector<double>(ctx.nodes(), 0.8));

@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "StoreTestSupport.h"
 
@@ -22,6 +24,26 @@ inline std::string shellQuote(const std::string& s) {
     std::string q = "'";
     for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
     return q + "'";
+}
+
+// Starts `graphopt ARGS...` in the background, its stdout thrown away and its stderr written to
+// `errFile` (thrown away too when empty). Returns its pid (waitChild() reaps it).
+inline pid_t startGraphopt(const std::vector<std::string>& args, const std::string& errFile = "") {
+    std::vector<std::string> argv = {graphoptBinary()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    pid_t pid = ::fork();
+    if (pid == 0) {
+        int devnull = ::open("/dev/null", O_WRONLY);
+        int err = errFile.empty() ? devnull : ::open(errFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        ::dup2(devnull, 1);
+        ::dup2(err, 2);
+        std::vector<char*> cargs;
+        for (auto& a : argv) cargs.push_back(a.data());
+        cargs.push_back(nullptr);
+        ::execv(cargs[0], cargs.data());
+        ::_exit(127);
+    }
+    return pid;
 }
 
 // Runs `graphopt ARGS...`, capturing its output in files of `dir`.

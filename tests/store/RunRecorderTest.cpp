@@ -116,11 +116,20 @@ TEST(RunRecorder, MeasurementsGoWithTheRun) {
     RunSpec spec = sampleSpec("autotvm");
     spec.kind = "tuning";
     RunRecorder rec(dir.file("runs.db"), spec, std::nullopt);
-    for (int i = 0; i < 40; ++i) rec.recordMeasurement({"dense_1", {{"tile", i}}, 0.001 * (i + 1), 10.0 * i, "", i % 4});
+    for (int i = 0; i < 40; ++i) {
+        TuningMeasurement m;
+        m.task = "dense_1";
+        m.config = i;
+        m.ok = true;
+        m.latencyS = 0.001 * (i + 1);
+        m.gflops = 10.0 * i;
+        m.cluster = i % 4;
+        rec.recordMeasurement(m);
+    }
     rec.finish({});
     RunStore store(dir.file("runs.db"));
     auto ms = store.measurements(rec.runId());
     ASSERT_EQ(ms.size(), 40u);
-    EXPECT_EQ(ms[39].config["tile"], 39);
-    EXPECT_EQ(ms[39].clusterId, 3);
+    EXPECT_EQ(ms[39].config, 39);
+    EXPECT_EQ(ms[39].cluster, 3);
 }

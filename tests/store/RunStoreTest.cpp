@@ -7,6 +7,7 @@
 #include "StoreTestSupport.h"
 #include "store/RunExport.h"
 #include "store/RunStore.h"
+#include "store/StoreSchema.h"
 #include "store/SqliteDatabase.h"
 #include "store/StoreError.h"
 
@@ -28,7 +29,7 @@ void expectSameEvent(const ProgressEvent& a, const ProgressEvent& b) {
 TEST(RunStore, CreatesANewDatabaseAtTheLatestSchemaInWalMode) {
     TempDir dir;
     RunStore store(dir.file("runs.db"));
-    EXPECT_EQ(store.schemaVersion(), 2);
+    EXPECT_EQ(store.schemaVersion(), latestStoreSchemaVersion());
     EXPECT_EQ(store.database().queryInt("PRAGMA foreign_keys"), 1);
     EXPECT_GE(store.database().queryInt("PRAGMA busy_timeout"), 1000);
     EXPECT_TRUE(store.listRuns().empty());
@@ -115,20 +116,41 @@ TEST(RunStore, MeasurementsAndPoliciesReadBack) {
     RunSpec spec = sampleSpec("release");
     spec.kind = "tuning";
     int64_t id = store.beginRun(spec, std::nullopt);
-    TuningMeasurement ok{"conv2d_1", {{"tile_x", 8}, {"unroll", true}}, 0.00125, 150.5, "", 3};
-    TuningMeasurement bad{"conv2d_1", {{"tile_x", 64}}, std::nullopt, std::nullopt, "compile failed: out of registers",
-                          std::nullopt};
+    TuningMeasurement ok;
+    ok.task = "conv2d_1";
+    ok.config = 17;
+    ok.knobs = "tile_x=8 unroll=1";
+    ok.ok = true;
+    ok.latencyS = 0.00125;
+    ok.gflops = 150.5;
+    ok.compileS = 0.2;
+    ok.repeats = 9;
+    ok.cluster = 3;
+    ok.batch = 2;
+    ok.elapsedS = 1.5;
+    TuningMeasurement bad;
+    bad.task = "conv2d_1";
+    bad.config = 40;
+    bad.knobs = "tile_x=64 unroll=0";
+    bad.error = "compile failed: out of registers";
+    bad.batch = 2;
     store.addMeasurements(id, {ok, bad});
     auto back = store.measurements(id);
     ASSERT_EQ(back.size(), 2u);
     EXPECT_EQ(back[0].task, "conv2d_1");
-    EXPECT_EQ(back[0].config, ok.config);
+    EXPECT_EQ(back[0].config, 17);
+    EXPECT_EQ(back[0].knobs, ok.knobs);
+    EXPECT_TRUE(back[0].ok);
     EXPECT_EQ(back[0].latencyS, ok.latencyS);
     EXPECT_EQ(back[0].gflops, ok.gflops);
-    EXPECT_EQ(back[0].clusterId, 3);
-    EXPECT_FALSE(back[1].latencyS);
+    EXPECT_EQ(back[0].compileS, 0.2);
+    EXPECT_EQ(back[0].repeats, 9);
+    EXPECT_EQ(back[0].cluster, 3);
+    EXPECT_EQ(back[0].batch, 2);
+    EXPECT_EQ(back[0].elapsedS, 1.5);
+    EXPECT_FALSE(back[1].ok);
     EXPECT_EQ(back[1].error, bad.error);
-    EXPECT_FALSE(back[1].clusterId);
+    EXPECT_FALSE(back[1].cluster);
 
     int64_t pid = store.addPolicy({0, "policies/regal.pt", "feedbeef", id, ""});
     auto ps = store.policies();
@@ -178,7 +200,7 @@ TEST(RunStore, DeleteRemovesTheRunWithEverythingItOwns) {
     for (int64_t id : {keep, gone}) {
         store.appendEvents(id, {sampleEvent(0), sampleEvent(1)});
         store.setResult(id, {1.0, {}, {}, {}});
-        store.addMeasurements(id, {{"t", {}, 1.0, 1.0, "", std::nullopt}});
+        store.addMeasurements(id, {TuningMeasurement{.task = "t", .ok = true, .latencyS = 1.0, .gflops = 1.0}});
         store.endRun(id, RunStatus::Finished);
     }
     int64_t policy = store.addPolicy({0, "p.pt", "h", gone, ""});

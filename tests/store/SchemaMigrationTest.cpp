@@ -33,7 +33,13 @@ INSERT INTO tuning_measurements (run_id, task, config_json, latency_s) VALUES (1
 )sql");
 }
 
-const std::vector<std::function<void(SqliteDatabase&)>> seedAt = {nullptr, seedVersion1};
+// Version 2 added runs.note (and indexes): the same rows, as a v2 program wrote them.
+void seedVersion2(SqliteDatabase& db) {
+    seedVersion1(db);
+    db.exec("UPDATE runs SET note = '' WHERE id = 1");
+}
+
+const std::vector<std::function<void(SqliteDatabase&)>> seedAt = {nullptr, seedVersion1, seedVersion2};
 
 void expectSeededDataIntact(RunStore& store, int seededVersion) {
     if (seededVersion < 1) {
@@ -48,7 +54,12 @@ void expectSeededDataIntact(RunStore& store, int seededVersion) {
     EXPECT_EQ(s.eventCount, 2);
     EXPECT_EQ(store.events(1).at(1).values["p"], nlohmann::json({1, 2}));
     EXPECT_EQ(store.result(1)->cost, 2.25);
-    EXPECT_EQ(store.measurements(1).size(), 1u);
+    const auto ms = store.measurements(1);
+    ASSERT_EQ(ms.size(), 1u);
+    EXPECT_TRUE(ms[0].ok);
+    EXPECT_EQ(ms[0].latencyS, 0.5);
+    EXPECT_EQ(ms[0].batch, 0);  // v3 columns, NULL for old rows
+    EXPECT_EQ(ms[0].config, -1);
 }
 
 bool hasIndex(RunStore& store, const std::string& name) {

@@ -9,6 +9,7 @@
 #include "tuning/TemplateSpace.h"
 
 using namespace graphopt::tuning;
+using graphopt::Rng;
 
 namespace {
 

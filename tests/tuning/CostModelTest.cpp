@@ -12,6 +12,7 @@
 #include "tuning/XgbCostModel.h"
 
 using namespace graphopt::tuning;
+using graphopt::Rng;
 
 namespace {
 

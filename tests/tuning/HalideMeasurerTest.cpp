@@ -11,6 +11,7 @@
 #include "tuning/TuningRun.h"
 
 using namespace graphopt::tuning;
+using graphopt::Rng;
 
 namespace {
 
@@ -135,6 +136,6 @@ TEST(HalideMeasurer, AMissingWorkerFailsTheRunWithItsReason) {
     const TuningTask t = makeDense(2, 2, 2);
     TuningRun run(t, m, makeTuner("random", t, 1), TuningRunOptions{});
     const TuningResult r = run.run();
-    EXPECT_EQ(r.status, graphopt::RunStatus::Failed);
-    EXPECT_NE(r.error.find("cannot run the measure worker"), std::string::npos) << r.error;
+    EXPECT_EQ(r.status(), graphopt::RunStatus::Failed);
+    EXPECT_NE(r.error().find("cannot run the measure worker"), std::string::npos) << r.error();
 }

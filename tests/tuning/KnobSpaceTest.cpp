@@ -9,6 +9,7 @@
 #include "tuning/TemplateSpace.h"
 
 using namespace graphopt::tuning;
+using graphopt::Rng;
 
 TEST(Factorizations, CountsMatchTheDivisorFormula) {
     // Ordered k-factorizations of prod p^a: prod C(a + k - 1, k - 1).

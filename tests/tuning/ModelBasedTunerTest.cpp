@@ -15,6 +15,7 @@
 
 using namespace graphopt;
 using namespace graphopt::tuning;
+using graphopt::Rng;
 
 namespace {
 
@@ -119,7 +120,7 @@ TEST_P(ModelTuner, RespectsTheBudgetWithoutRepeats) {
     const TuningResult r = runTuner(GetParam(), t, 200, 11, 16, {{"plan_size", 32}});
     EXPECT_EQ(r.measurements.size(), 200u);
     EXPECT_EQ(configsOf(r).size(), 200u);
-    EXPECT_EQ(r.status, RunStatus::Finished);
+    EXPECT_EQ(r.status(), RunStatus::Finished);
     EXPECT_EQ(r.tuner, GetParam());
 }
 
@@ -148,7 +149,7 @@ TEST_P(ModelTuner, IsDeterministicForASeed) {
     const TuningResult a = runTuner(GetParam(), t, 96, 5, 8, p), b = runTuner(GetParam(), t, 96, 5, 8, p);
     ASSERT_EQ(a.measurements.size(), b.measurements.size());
     for (size_t i = 0; i < a.measurements.size(); ++i)
-        EXPECT_EQ(a.measurements[i].result.config, b.measurements[i].result.config) << i;
+        EXPECT_EQ(a.measurements[i].config, b.measurements[i].config) << i;
     const TuningResult c = runTuner(GetParam(), t, 96, 6, 8, p);
     EXPECT_NE(configsOf(a), configsOf(c));
 }

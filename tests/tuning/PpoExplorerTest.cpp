@@ -9,6 +9,7 @@
 #include "tuning/PpoExplorer.h"
 
 using namespace graphopt::tuning;
+using graphopt::Rng;
 
 namespace {
 

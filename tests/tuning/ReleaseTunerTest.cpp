@@ -17,6 +17,7 @@
 
 using namespace graphopt;
 using namespace graphopt::tuning;
+using graphopt::Rng;
 
 namespace {
 
@@ -47,7 +48,7 @@ TEST(ReleaseTuner, IsRegisteredAndRespectsTheBudgetWithoutRepeats) {
     const TuningResult r = runTuner("release", t, 160, 11, 16, with(kQuick, {{"plan_size", 32}}));
     EXPECT_EQ(r.measurements.size(), 160u);
     EXPECT_EQ(configsOf(r).size(), 160u);
-    EXPECT_EQ(r.status, RunStatus::Finished);
+    EXPECT_EQ(r.status(), RunStatus::Finished);
     EXPECT_EQ(r.tuner, "release");
 }
 
@@ -57,7 +58,7 @@ TEST(ReleaseTuner, IsDeterministicForASeed) {
     const TuningResult a = runTuner("release", t, 64, 5, 8, p), b = runTuner("release", t, 64, 5, 8, p);
     ASSERT_EQ(a.measurements.size(), b.measurements.size());
     for (size_t i = 0; i < a.measurements.size(); ++i)
-        EXPECT_EQ(a.measurements[i].result.config, b.measurements[i].result.config) << i;
+        EXPECT_EQ(a.measurements[i].config, b.measurements[i].config) << i;
     const TuningResult c = runTuner("release", t, 64, 6, 8, p);
     EXPECT_NE(configsOf(a), configsOf(c));
 }

@@ -4,6 +4,7 @@
 #include "tuning/TemplateSpace.h"
 
 using namespace graphopt::tuning;
+using graphopt::Rng;
 
 namespace {
 

@@ -10,6 +10,7 @@
 
 using namespace graphopt;
 using namespace graphopt::tuning;
+using graphopt::Rng;
 
 namespace {
 

@@ -33,7 +33,7 @@ inline TuningResult runTuner(const std::string& name, const TuningTask& task, in
 
 inline std::set<ConfigIndex> configsOf(const TuningResult& r) {
     std::set<ConfigIndex> s;
-    for (const auto& m : r.measurements) s.insert(m.result.config);
+    for (const auto& m : r.measurements) s.insert(m.config);
     return s;
 }
 

@@ -10,6 +10,7 @@
 
 using namespace graphopt;
 using namespace graphopt::tuning;
+using graphopt::Rng;
 
 namespace {
 
@@ -25,9 +26,9 @@ TEST_P(EveryTuner, RespectsTheBudgetWithoutRepeats) {
     const TuningResult r = runTuner(GetParam(), t, 250, 11, 16);
     EXPECT_EQ(r.measurements.size(), 250u);
     EXPECT_EQ(configsOf(r).size(), 250u);
-    EXPECT_EQ(r.status, RunStatus::Finished);
+    EXPECT_EQ(r.status(), RunStatus::Finished);
     ASSERT_TRUE(r.hasBest());
-    for (const auto& m : r.measurements) EXPECT_LE(m.result.gflops, r.bestGflops());
+    for (const auto& m : r.measurements) EXPECT_LE(m.gflops, r.bestGflops());
 }
 
 TEST_P(EveryTuner, ExhaustsASmallSpaceExactlyOnce) {
@@ -44,14 +45,14 @@ TEST_P(EveryTuner, IsDeterministicForASeed) {
     const TuningResult a = runTuner(GetParam(), t, 120, 5), b = runTuner(GetParam(), t, 120, 5);
     ASSERT_EQ(a.measurements.size(), b.measurements.size());
     for (size_t i = 0; i < a.measurements.size(); ++i)
-        EXPECT_EQ(a.measurements[i].result.config, b.measurements[i].result.config);
+        EXPECT_EQ(a.measurements[i].config, b.measurements[i].config);
 }
 
 INSTANTIATE_TEST_SUITE_P(Tuners, EveryTuner, ::testing::Values("random", "grid", "ga"));
 
 TEST(Tuners, GridGoesInIndexOrder) {
     const TuningResult r = runTuner("grid", makeConv2d(1, 16, 14, 14, 16, 3, 1, 1), 20, 1);
-    for (size_t i = 0; i < r.measurements.size(); ++i) EXPECT_EQ(r.measurements[i].result.config, i);
+    for (size_t i = 0; i < r.measurements.size(); ++i) EXPECT_EQ(r.measurements[i].config, i);
 }
 
 TEST(Tuners, GeneticSearchBeatsItsFirstGeneration) {
@@ -59,7 +60,7 @@ TEST(Tuners, GeneticSearchBeatsItsFirstGeneration) {
     const TuningResult r = runTuner("ga", t, 600, 2, 50);
     double firstGen = 0, later = 0;
     for (size_t i = 0; i < r.measurements.size(); ++i)
-        (i < 100 ? firstGen : later) = std::max(i < 100 ? firstGen : later, r.measurements[i].result.gflops);
+        (i < 100 ? firstGen : later) = std::max(i < 100 ? firstGen : later, r.measurements[i].gflops);
     EXPECT_GT(later, firstGen);
 }
 
@@ -88,7 +89,7 @@ TEST(TuningRun, ReportsProgressPerBatchAndHonoursCancellation) {
             if (e.step == 3) cancel.cancel();
         },
         &cancel);
-    EXPECT_EQ(r.status, RunStatus::Cancelled);
+    EXPECT_EQ(r.status(), RunStatus::Cancelled);
     EXPECT_EQ(r.measurements.size(), 30u);
     ASSERT_EQ(events.size(), 3u);
     EXPECT_EQ(events[2].evaluations, 30);
@@ -113,7 +114,7 @@ TEST(TuningRun, JsonKeepsEveryMeasurement) {
 }
 
 TEST(Tuners, ARegisteredTunerIsMadeByNameWithItsTask) {
-    registerTuner("test-first", [](const TunerContext& c) -> std::unique_ptr<Tuner> {
+    registerTuner({"test-first", "test tuner", {}}, [](const TunerContext& c) -> std::unique_ptr<Tuner> {
         if (!c.task) throw std::invalid_argument("needs a task");
         return std::make_unique<GridTuner>(c.space, c.seed);
     });

@@ -17,7 +17,9 @@
 #include "MainWindow.h"
 #include "ConvergenceChart.h"
 #include "DeviceColors.h"
-#include "PlacementRunner.h"
+#include "BackgroundJob.h"
+#include "placement/RegalEngine.h"
+#include "tuning/LearnedTuners.h"
 #include "RunPanel.h"
 #include "ScheduleView.h"
 #include "MemoryChartView.h"
@@ -198,7 +200,7 @@ TEST(MainWindow, CancelKeepsTheBestSoFarAndStoresTheRunAsCancelled) {
     w.runPanel()->setSpec(spec);
     ASSERT_TRUE(w.startRun());
     QTest::qWait(400);
-    w.runner()->cancel();
+    w.runJob()->cancel();
     ASSERT_TRUE(done.wait(60000));
     ASSERT_NE(w.lastResult(), nullptr);
     EXPECT_TRUE(w.lastResult()->cancelled);
@@ -226,6 +228,9 @@ int main(int argc, char** argv) {
     qputenv("QT_QPA_PLATFORM", "offscreen");
     QStandardPaths::setTestModeEnabled(true);  // QSettings go to a test location, not the user's
     QApplication app(argc, argv);
+    // What the program's main registers (graphopt_nn's engine and tuner).
+    graphopt::registerRegalEngine();
+    graphopt::tuning::registerLearnedTuners();
     // Use the CLI of this build tree for layouts.
     qputenv("GRAPHOPT_CLI", GRAPHOPT_BINARY_DIR "/app/graphopt");
     QApplication::setOrganizationName("GraphOptStudioTests");
