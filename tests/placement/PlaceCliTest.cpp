@@ -68,6 +68,11 @@ TEST(PlaceCli, ErrorsAreOneLineAndExitTwo) {
         {"place " + kResnet + " --budget lots --no-store", "lots"},
         {"place " + kResnet + " --engine exhaustive --no-store", "tiny graphs"},
         {"place --no-store", "MODEL"},
+        // Engine parameters are checked as strictly as tuner parameters.
+        {"place " + kResnet + " --params '{\"populaton\": 50}' --no-store", "brkga: unknown parameter 'populaton'"},
+        {"place " + kResnet + " --params '{\"population\": \"many\"}' --no-store", "population must be an integer"},
+        {"place " + kResnet + " --engine heft --params '{\"rho_e\": 0.5}' --no-store", "heft: unknown parameter 'rho_e'"},
+        {"place " + kResnet + " --params '[1, 2]' --no-store", "--params must be a JSON object"},
     };
     for (const auto& c : cases) {
         Result r = runGraphopt(c.args);

@@ -102,5 +102,53 @@ TEST(PlacementRun, MeasuredCostsReplaceTheEstimate) {
     EXPECT_THROW(PlacementRun(g, s, test::testDevices(1, 0, 1)).run(), std::invalid_argument);
 }
 
+TEST(PlacementRun, RefusesParametersTheEngineDoesNotDescribeOrOfTheWrongType) {
+    Graph g = test::randomGraph(12, {15});
+    RunSpec s;
+    s.engine = "brkga";
+    s.budget = 100;
+    auto refusal = [&](const nlohmann::json& params) -> std::string {
+        s.params = params;
+        try {
+            PlacementRun run(g, s);
+        } catch (const std::invalid_argument& e) {
+            return e.what();
+        }
+        return "";
+    };
+    EXPECT_NE(refusal({{"populaton", 50}}).find("brkga: unknown parameter 'populaton'"), std::string::npos);
+    EXPECT_NE(refusal({{"population", "many"}}).find("population must be an integer in [2, 1000000]"), std::string::npos);
+    EXPECT_NE(refusal({{"population", 1}}).find("population must be an integer"), std::string::npos);
+    EXPECT_NE(refusal({{"population", 10.5}}).find("population must be an integer"), std::string::npos);
+    EXPECT_NE(refusal({{"rho_e", 1.5}}).find("rho_e must be a number in [0, 1]"), std::string::npos);
+    EXPECT_NE(refusal({{"count_weights", "no"}}).find("count_weights must be a boolean"), std::string::npos);
+    EXPECT_EQ(refusal({{"population", 40}, {"count_weights", false}}), "");
+    s.engine = "heft";  // no parameters of its own
+    EXPECT_NE(refusal({{"population", 40}}).find("heft: unknown parameter 'population'"), std::string::npos);
+    EXPECT_EQ(refusal({{"count_weights", false}}), "");
+}
+
+TEST(PlacementEngines, EveryEngineDescribesItselfAndUsesTheDefaultsItDescribes) {
+    Graph g = test::randomGraph(5, {6});
+    for (const auto& d : placementEngineDescriptions()) {
+        SCOPED_TRACE(d.name);
+        EXPECT_FALSE(d.summary.empty());
+        for (const auto& p : d.params) EXPECT_FALSE(p.help.empty()) << p.name;
+        if (d.name == "exhaustive" || d.name.rfind("test-", 0) == 0) continue;
+        // Giving every described default changes nothing: the description is what the engine reads.
+        RunSpec s;
+        s.engine = d.name;
+        s.budget = 300;
+        s.seed = 7;
+        s.threads = 1;
+        const PlacementResult plain = PlacementRun(g, s).run();
+        s.params = d.defaults();
+        const PlacementResult explicitDefaults = PlacementRun(g, s).run();
+        EXPECT_EQ(plain.placement, explicitDefaults.placement);
+        EXPECT_EQ(plain.order, explicitDefaults.order);
+        EXPECT_EQ(plain.cost, explicitDefaults.cost);
+    }
+}
+
 }  // namespace
 }  // namespace graphopt

@@ -143,3 +143,30 @@ TEST(ReleaseTuner, CliTunesAndStoresARun) {
     EXPECT_EQ(runs[0]["evaluations"], 40);
     fs::remove(db);
 }
+
+TEST(TunerDescriptions, EveryTunerUsesTheDefaultsItDescribesAndRefusesWhatItDoesNot) {
+    registerLearnedTuners();
+    const TuningTask task = makeConv2d(1, 32, 28, 28, 32, 3, 1, 1);
+    for (const auto& d : tunerDescriptions()) {
+        if (d.name.rfind("test-", 0) == 0) continue;
+        SCOPED_TRACE(d.name);
+        EXPECT_FALSE(d.summary.empty());
+        // Giving every described default measures the same configurations as giving nothing: the
+        // description is what the tuner reads. Model-based tuners get small plans (and release
+        // its quick agent) so that the model and the explorer pick most of the 32 measurements.
+        nlohmann::json quick = nlohmann::json::object();
+        if (d.find("plan_size")) quick = {{"plan_size", 8}, {"initial_random", 8}};
+        if (d.name == "release") quick.update(kQuick);
+        const TuningResult plain = runTuner(d.name, task, 32, 3, 8, quick);
+        const TuningResult described = runTuner(d.name, task, 32, 3, 8, with(d.defaults(), quick));
+        EXPECT_EQ(configsOf(plain), configsOf(described));
+        EXPECT_EQ(plain.bestGflops(), described.bestGflops());
+        for (const auto& p : d.params) {
+            EXPECT_FALSE(p.help.empty()) << p.name;
+            if (p.type != ParamSpec::Type::Integer && p.type != ParamSpec::Type::Number) continue;
+            EXPECT_THROW(makeTuner(d.name, task, 1, {{p.name, p.max * 2 + 1}}), std::invalid_argument) << p.name;
+            EXPECT_THROW(makeTuner(d.name, task, 1, {{p.name, "text"}}), std::invalid_argument) << p.name;
+        }
+        EXPECT_THROW(makeTuner(d.name, task, 1, {{"no_such_parameter", 1}}), std::invalid_argument);
+    }
+}

@@ -1,0 +1,127 @@
+// `graphopt COMMAND --help` for every command: usage, every option with its default, an example;
+// the options the help lists are exactly the ones the parser accepts. The descriptions are read
+// in-process (graphopt_cli); a few calls of the real binary check that it prints them.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include "Args.h"
+#include "Commands.h"
+#include "GraphoptCli.h"
+#include "placement/RegalEngine.h"
+#include "tuning/LearnedTuners.h"
+
+using namespace graphopt::cli;
+using graphopt::test_support::runGraphopt;
+
+namespace {
+
+// What main registers before it lists the commands.
+std::vector<CommandSpec> everySpec() {
+    graphopt::registerRegalEngine();
+    graphopt::tuning::registerLearnedTuners();
+    std::vector<CommandSpec> out;
+    for (const auto& c : commands()) {
+        if (c.spec.name == "runs") {
+            for (const auto& sub : runsSubcommands()) out.push_back(sub);
+            continue;
+        }
+        out.push_back(c.spec);
+    }
+    return out;
+}
+
+std::string helpOf(const CommandSpec& spec) {
+    std::ostringstream os;
+    spec.printHelp(os);
+    return os.str();
+}
+
+// The options of a help text's "options:" section: name -> its line.
+std::map<std::string, std::string> listedOptions(const std::string& help) {
+    std::map<std::string, std::string> out;
+    const size_t start = help.find("\noptions:\n");
+    if (start == std::string::npos) return out;
+    std::istringstream in(help.substr(start + 10));
+    std::string line;
+    static const std::regex option(R"(^  --([a-z0-9-]+))");
+    while (std::getline(in, line) && !line.empty()) {
+        std::smatch m;
+        if (std::regex_search(line, m, option)) out[m[1]] = line;
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST(Help, EveryCommandHasUsageOptionsWithDefaultsAndAnExample) {
+    for (const auto& spec : everySpec()) {
+        SCOPED_TRACE(spec.name);
+        const std::string help = helpOf(spec);
+        EXPECT_EQ(help.rfind("usage: graphopt " + spec.name, 0), 0u) << help;
+        EXPECT_NE(help.find("\nexample"), std::string::npos) << help;
+        EXPECT_NE(help.find("exit status"), std::string::npos);
+        const auto listed = listedOptions(help);
+        for (const auto& o : spec.options) {
+            ASSERT_TRUE(listed.count(o.name)) << "--" << o.name << " missing from the help";
+            const std::string& line = listed.at(o.name);
+            if (!o.defaultValue.empty() || !o.defaultText.empty())
+                EXPECT_NE(line.find("[default: " + (o.defaultText.empty() ? o.defaultValue : o.defaultText) + "]"),
+                          std::string::npos)
+                    << line;
+        }
+    }
+}
+
+TEST(Help, ListsExactlyTheOptionsTheParserAccepts) {
+    for (const auto& spec : everySpec()) {
+        SCOPED_TRACE(spec.name);
+        const auto listed = listedOptions(helpOf(spec));
+        EXPECT_EQ(listed.size(), spec.options.size());
+        for (const auto& [name, line] : listed) {
+            const OptionSpec* o = spec.find(name);
+            ASSERT_NE(o, nullptr) << "the help lists --" << name << ", which the parser does not know";
+            // Accepted as written in the help: a switch alone, a valued option with a value.
+            std::vector<std::string> argv = {"--" + name};
+            if (!o->isSwitch()) argv.push_back(o->choices.empty() ? "1" : o->choices.front());
+            EXPECT_NO_THROW(Args(argv, spec)) << line;
+            if (!o->isSwitch()) EXPECT_THROW(Args({"--" + name}, spec), UsageError) << "a value is required: " << line;
+        }
+        try {
+            Args({"--not-an-option"}, spec);
+            ADD_FAILURE() << "an option the help does not list was accepted";
+        } catch (const UsageError& e) {
+            EXPECT_NE(std::string(e.what()).find("unknown option '--not-an-option'"), std::string::npos) << e.what();
+        }
+    }
+}
+
+TEST(Help, TheProgramPrintsTheDescriptions) {
+    for (const char* c : {"place", "tune", "train-policy", "eval-policy"}) {
+        const auto viaFlag = runGraphopt(std::string(c) + " --help");
+        EXPECT_EQ(viaFlag.status, 0) << c;
+        EXPECT_EQ(runGraphopt(std::string("help ") + c).out, viaFlag.out) << c;
+        EXPECT_EQ(viaFlag.out.rfind(std::string("usage: graphopt ") + c, 0), 0u) << viaFlag.out;
+    }
+    const auto sub = runGraphopt("runs compare --help");
+    EXPECT_EQ(sub.out.rfind("usage: graphopt runs compare", 0), 0u) << sub.out;
+    // Engines and tuners from graphopt_nn are in the lists (registered in main).
+    EXPECT_NE(runGraphopt("place --help").out.find("  regal: "), std::string::npos);
+    EXPECT_NE(runGraphopt("tune --help").out.find("  release: "), std::string::npos);
+    const auto bad = runGraphopt("place --not-an-option");
+    EXPECT_EQ(bad.status, 2);
+    EXPECT_NE(bad.err.find("unknown option '--not-an-option' (see graphopt place --help)"), std::string::npos) << bad.err;
+}
+
+TEST(Help, UnknownCommandAndBareCallAreUsageErrors) {
+    EXPECT_EQ(runGraphopt("frobnicate").status, 2);
+    const auto bare = runGraphopt("");
+    EXPECT_EQ(bare.status, 2);
+    EXPECT_NE(bare.err.find("commands:"), std::string::npos);
+    const auto help = runGraphopt("--help");
+    EXPECT_EQ(help.status, 0);
+    for (const auto& spec : everySpec())
+        if (spec.name.rfind("runs ", 0) != 0) EXPECT_NE(help.out.find("  " + spec.name + " "), std::string::npos) << spec.name;
+}
