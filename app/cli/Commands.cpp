@@ -13,6 +13,7 @@ std::vector<Command> commands() {
         {trainPolicyCommand(), cmdTrainPolicy},
         {evalPolicyCommand(), cmdEvalPolicy},
         {runsCommand(), cmdRuns},
+        {enginesCommand(), cmdEngines},
     };
 }
 

@@ -61,6 +61,7 @@ CommandSpec tasksCommand();
 CommandSpec tuneCommand();
 CommandSpec trainPolicyCommand();
 CommandSpec evalPolicyCommand();
+CommandSpec enginesCommand();
 
 int cmdInfo(const ArgList& args);
 int cmdGenerate(const ArgList& args);
@@ -71,5 +72,6 @@ int cmdTasks(const ArgList& args);
 int cmdTune(const ArgList& args);
 int cmdTrainPolicy(const ArgList& args);
 int cmdEvalPolicy(const ArgList& args);
+int cmdEngines(const ArgList& args);
 
 }  // namespace graphopt::cli

@@ -23,7 +23,7 @@ void ModelBasedOptions::readParams(const nlohmann::json& params, ParamCollector&
     epsilon = numberParam(params, "epsilon", epsilon, 0.0, 1.0, "share of each plan drawn at random", known);
     // The model needs measurements; AutoTVM waits for one plan's worth.
     initialRandom = integerParam(params, "initial_random", params.contains("plan_size") ? planSize : initialRandom, 0,
-                                 1000000, "random measurements before the model is used [default: plan_size]", known);
+                                 1000000, "random measurements before the model is used (follows plan_size when only that is given)", known);
     replanEveryBatch = booleanParam(params, "replan_every_batch", replanEveryBatch,
                                     "refit the model and replan after every measured batch", known);
     if (adaptiveSampling) {

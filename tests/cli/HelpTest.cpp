@@ -5,6 +5,7 @@
 
 #include <map>
 #include <regex>
+#include <fstream>
 #include <sstream>
 
 #include "Args.h"
@@ -124,4 +125,17 @@ TEST(Help, UnknownCommandAndBareCallAreUsageErrors) {
     EXPECT_EQ(help.status, 0);
     for (const auto& spec : everySpec())
         if (spec.name.rfind("runs ", 0) != 0) EXPECT_NE(help.out.find("  " + spec.name + " "), std::string::npos) << spec.name;
+}
+
+TEST(Help, TheReadmesEngineListIsTheProgramsOwn) {
+    std::ifstream in(GRAPHOPT_SOURCE_DIR "/README.md");
+    const std::string readme((std::istreambuf_iterator<char>(in)), {});
+    const std::string begin = "<!-- engines:begin -->\n", end = "<!-- engines:end -->";
+    const size_t b = readme.find(begin), e = readme.find(end);
+    ASSERT_NE(b, std::string::npos);
+    ASSERT_NE(e, std::string::npos);
+    const auto r = runGraphopt("engines --markdown");
+    ASSERT_EQ(r.status, 0);
+    EXPECT_EQ(readme.substr(b + begin.size(), e - b - begin.size()), r.out)
+        << "regenerate the README's list: build/app/graphopt engines --markdown";
 }
