@@ -83,21 +83,6 @@ nlohmann::json measurementToJson(const TuningMeasurement& m) {
 
 }  // namespace
 
-RunResult runResultFromEngineJson(const nlohmann::json& j) {
-    RunResult r;
-    if (!j.is_object()) return r;
-    if (j.contains("cost") && j["cost"].is_number()) r.cost = j["cost"].get<double>();
-    if (j.contains("placement")) r.placement = j["placement"];
-    if (j.contains("schedule"))
-        r.schedule = j["schedule"];
-    else if (j.contains("order"))
-        r.schedule = j["order"];
-    for (auto it = j.begin(); it != j.end(); ++it)
-        if (it.key() != "cost" && it.key() != "placement" && it.key() != "schedule" && it.key() != "order")
-            r.costs[it.key()] = it.value();
-    return r;
-}
-
 nlohmann::json exportRunJson(RunStore& store, int64_t runId) {
     RunSummary s = store.run(runId);
     nlohmann::json graph;

@@ -17,11 +17,6 @@ nlohmann::json runSummaryToJson(const RunSummary& summary);
 nlohmann::json progressEventToJson(const ProgressEvent& event);
 nlohmann::json runResultToJson(const RunResult& result);
 
-// An engine's result object (e.g. PlacementResult::toJson()) as the store keeps it: "cost" is the
-// cost, "placement" the placement, "schedule" (else "order") the schedule, and every other member
-// a named figure in costs (runtime_s, peak_bytes, evaluations, wall_s, feasible, ...).
-RunResult runResultFromEngineJson(const nlohmann::json& result);
-
 // {"run": summary, "graph": ..., "events": [...], "result": ... or null, "measurements": [...]}
 nlohmann::json exportRunJson(RunStore& store, int64_t runId);
 

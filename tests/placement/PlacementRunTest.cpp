@@ -150,5 +150,22 @@ TEST(PlacementEngines, EveryEngineDescribesItselfAndUsesTheDefaultsItDescribes) 
     }
 }
 
+TEST(PlacementResult, BecomesAStoredRunWithCostPlacementScheduleAndFigures) {
+    Graph g = test::randomGraph(12, {15});
+    RunSpec s;
+    s.engine = "brkga";
+    s.budget = 200;
+    const PlacementResult r = PlacementRun(g, s).run();
+    const RunResult stored = r.toRunResult();
+    EXPECT_EQ(stored.cost, r.cost);
+    EXPECT_EQ(stored.placement, r.toJson()["placement"]);
+    EXPECT_TRUE(stored.schedule.contains("ops"));  // the full schedule: the GUI redraws the Gantt chart from it
+    EXPECT_EQ(stored.schedule["node_names"].size(), g.nodeCount());
+    for (const char* figure : {"runtime_s", "peak_bytes", "evaluations", "wall_s", "feasible", "engine", "objective"})
+        EXPECT_TRUE(stored.costs.contains(figure)) << figure;
+    for (const char* moved : {"cost", "placement", "schedule", "order"}) EXPECT_FALSE(stored.costs.contains(moved)) << moved;
+    EXPECT_EQ(r.status(), RunStatus::Finished);
+}
+
 }  // namespace
 }  // namespace graphopt

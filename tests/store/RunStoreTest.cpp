@@ -285,18 +285,3 @@ TEST(RunExport, CsvHasOneRowPerEventAndTheResult) {
     EXPECT_EQ(lines[4].rfind("result,,192,0.5,0.01", 0), 0u) << lines[4];
 }
 
-TEST(RunExport, EngineResultJsonSplitsIntoCostPlacementScheduleAndFigures) {
-    nlohmann::json engine = {{"objective", "runtime"}, {"cost", 0.25},       {"runtime_s", 0.25},
-                             {"peak_bytes", 4096},     {"evaluations", 100}, {"wall_s", 0.5},
-                             {"feasible", true},       {"placement", {{"a", "gpu0"}}}, {"order", {"a"}}};
-    RunResult r = runResultFromEngineJson(engine);
-    EXPECT_EQ(r.cost, 0.25);
-    EXPECT_EQ(r.placement, nlohmann::json({{"a", "gpu0"}}));
-    EXPECT_EQ(r.schedule, nlohmann::json({"a"}));
-    EXPECT_EQ(r.costs["peak_bytes"], 4096);
-    EXPECT_EQ(r.costs["objective"], "runtime");
-    EXPECT_FALSE(r.costs.contains("placement"));
-    EXPECT_FALSE(r.costs.contains("order"));
-    engine["schedule"] = {{"ops", nlohmann::json::array()}};
-    EXPECT_EQ(runResultFromEngineJson(engine).schedule, engine["schedule"]);
-}
