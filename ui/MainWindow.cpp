@@ -33,6 +33,7 @@
 #include "LayoutJob.h"
 #include "MemoryChartView.h"
 #include "ScheduleView.h"
+#include "TuningView.h"
 #include "placement/DeviceModel.h"
 #include "placement/PlacementRun.h"
 #include "NodeTableModel.h"
@@ -72,13 +73,32 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setObjectName("mainWindow");
     view_ = new GraphView(this);
     view_->showMessage(tr("No model loaded.\nFile > Open (Ctrl+O) reads ONNX, CostGraphDef text, DOT and JSON."));
-    setCentralWidget(view_);
+    tuningView_ = new TuningView(this);
+    central_ = new QTabWidget(this);
+    central_->setObjectName("centralTabs");
+    central_->setDocumentMode(true);
+    central_->addTab(view_, tr("Graph and placement"));
+    central_->addTab(tuningView_, tr("Kernel tuning"));
+    setCentralWidget(central_);
+    // The docks serve the graph and its placements; the tuning tab has its own table and charts,
+    // so it gets the whole window. The docks come back, as they were, with the graph tab.
+    connect(central_, &QTabWidget::currentChanged, this, [this](int index) {
+        const bool tuning = central_->widget(index) == tuningView_;
+        for (QDockWidget* dock : findChildren<QDockWidget*>()) {
+            if (tuning) {
+                dock->setProperty("visibleBeforeTuning", dock->isVisible());
+                dock->hide();
+            } else if (dock->property("visibleBeforeTuning").toBool()) {
+                dock->show();
+            }
+        }
+    });
     layoutJob_ = new LayoutJob(this);
     layoutNotice_ = new QTimer(this);
     layoutNotice_->setSingleShot(true);
 
     runJob_ = new BackgroundJob(this);
-    dbPath_ = QString::fromStdString(RunStore::defaultPath());
+    setDatabasePath(QString::fromStdString(RunStore::defaultPath()));
     buildDocks();
     buildActions();
     connect(runPanel_, &RunPanel::startRequested, this, &MainWindow::startRun);
@@ -149,6 +169,15 @@ MainWindow::~MainWindow() {
 }
 
 const Graph* MainWindow::graph() const { return graph_.get(); }
+
+void MainWindow::setDatabasePath(const QString& path) {
+    dbPath_ = path;
+    tuningView_->setDatabasePath(path);
+}
+
+void MainWindow::showTuning() { central_->setCurrentWidget(tuningView_); }
+
+void MainWindow::showGraph() { central_->setCurrentWidget(view_); }
 
 void MainWindow::buildDocks() {
     auto* nodesPanel = new QWidget(this);
@@ -403,6 +432,7 @@ void MainWindow::onLoadFinished() {
     schedule_->clear();
     memory_->clear();
     model_->setGraph(out.graph);
+    tuningView_->setModel(out.graph, out.path);
     // The dock is narrow: name, op and MFLOP; shapes and bytes are in the tooltip and Properties.
     table_->setColumnHidden(NodeTableModel::OutputShape, true);
     table_->setColumnHidden(NodeTableModel::OutputBytes, true);

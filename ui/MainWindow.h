@@ -32,6 +32,7 @@ class GraphView;
 class LayoutJob;
 class MemoryChartView;
 class ScheduleView;
+class TuningView;
 class NodeTableModel;
 class BackgroundJob;
 class RunPanel;
@@ -54,6 +55,10 @@ public:
     const Graph* graph() const;
     QString currentPath() const { return currentPath_; }
     GraphView* graphView() const { return view_; }
+    TuningView* tuningView() const { return tuningView_; }
+    // The central tabs: the graph, and kernel tuning.
+    void showTuning();
+    void showGraph();
     LayoutJob* layoutJob() const { return layoutJob_; }
     RunPanel* runPanel() const { return runPanel_; }
     // Runs placements (any kind of run goes through a BackgroundJob).
@@ -62,7 +67,7 @@ public:
     ScheduleView* scheduleView() const { return schedule_; }
     MemoryChartView* memoryChart() const { return memory_; }
     // Where runs are recorded (default: the user's data folder); empty disables recording.
-    void setDatabasePath(const QString& path) { dbPath_ = path; }
+    void setDatabasePath(const QString& path);
     QString databasePath() const { return dbPath_; }
     // Starts a placement run with the run panel's settings; false (and a status message) when
     // it cannot start.
@@ -95,6 +100,8 @@ private:
     void exportView();
 
     GraphView* view_ = nullptr;
+    QTabWidget* central_ = nullptr;
+    TuningView* tuningView_ = nullptr;
     LayoutJob* layoutJob_ = nullptr;
     NodeTableModel* model_ = nullptr;
     QSortFilterProxyModel* proxy_ = nullptr;

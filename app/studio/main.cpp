@@ -10,6 +10,7 @@
 
 #include "MainWindow.h"
 #include "RunPanel.h"
+#include "TuningView.h"
 #include "placement/RegalEngine.h"
 #include "run/ResourceLocator.h"
 #include "tuning/LearnedTuners.h"
@@ -39,6 +40,17 @@ int main(int argc, char** argv) {
                                  "last finishes).",
                                  "engines");
     parser.addOption(runEngine);
+    QCommandLineOption tune("tune",
+                            "After loading, tune a task with <tuners> (comma-separated, one after the other) in the "
+                            "Kernel tuning tab (with --screenshot: grab when the last finishes).",
+                            "tuners");
+    QCommandLineOption task("task", "The task --tune tunes (default 1).", "K", "1");
+    QCommandLineOption measurer("measurer", "halide (default) or sim, for --tune.", "M", "halide");
+    QCommandLineOption trials("trials", "Measurements per --tune run (default 48).", "N", "48");
+    QCommandLineOption tunerParams("tuner-params",
+                                   "Tuner parameters (JSON) for --tune; given once per tuner, the n-th goes to the n-th.",
+                                   "JSON");
+    for (const auto* o : {&tune, &task, &measurer, &trials, &tunerParams}) parser.addOption(*o);
     parser.process(app);
 
     graphopt::ui::MainWindow window;
@@ -62,6 +74,26 @@ int main(int argc, char** argv) {
         QObject::connect(&window, &graphopt::ui::MainWindow::layoutReady, &window, startNext, Qt::SingleShotConnection);
         QObject::connect(&window, &graphopt::ui::MainWindow::runFinished, &window, startNext);
     }
+    const QStringList tuners = parser.value(tune).split(',', Qt::SkipEmptyParts);
+    auto nextTune = std::make_shared<int>(0);
+    auto tuneNext = [&window, tuners, nextTune, &parser, &task, &measurer, &trials, &tunerParams] {
+        if (*nextTune >= tuners.size()) return;
+        graphopt::ui::TuningView* v = window.tuningView();
+        v->setTuner(tuners[(*nextTune)++]);
+        v->selectTask(parser.value(task).toInt());
+        v->setMeasurer(parser.value(measurer));
+        v->setTrials(parser.value(trials).toInt());
+        const QStringList params = parser.values(tunerParams);
+        v->setTunerParams(params.size() == tuners.size() ? params[*nextTune - 1] : params.value(0));
+        if (!v->startTuning()) std::fprintf(stderr, "could not start tuning: %s\n", qPrintable(v->statusText()));
+    };
+    if (!tuners.isEmpty()) {
+        QObject::connect(&window, &graphopt::ui::MainWindow::modelLoaded, &window, [&window, tuneNext] {
+            window.showTuning();
+            QTimer::singleShot(0, &window, tuneNext);
+        }, Qt::SingleShotConnection);
+        QObject::connect(window.tuningView(), &graphopt::ui::TuningView::allTuningFinished, &window, tuneNext);
+    }
     if (parser.isSet(screenshot)) {
         const QString png = parser.value(screenshot);
         auto grabAndQuit = [&window, png] {
@@ -72,7 +104,12 @@ int main(int argc, char** argv) {
                 QCoreApplication::exit(ok ? 0 : 1);
             });
         };
-        if (engines.isEmpty())
+        if (!tuners.isEmpty())
+            QObject::connect(window.tuningView(), &graphopt::ui::TuningView::allTuningFinished, &window,
+                             [nextTune, tuners, grabAndQuit] {
+                                 if (*nextTune >= tuners.size()) grabAndQuit();
+                             });
+        else if (engines.isEmpty())
             QObject::connect(&window, &graphopt::ui::MainWindow::layoutReady, &window, grabAndQuit);
         else
             QObject::connect(&window, &graphopt::ui::MainWindow::runFinished, &window, [nextRun, engines, grabAndQuit] {

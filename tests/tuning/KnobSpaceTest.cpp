@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 
+#include "tuning/KnobProjection.h"
 #include "tuning/KnobSpace.h"
 #include "run/Rng.h"
 #include "tuning/TemplateSpace.h"
@@ -158,4 +159,30 @@ TEST(TemplateSpace, FeaturesHaveOneNamePerValueAndAreFinite) {
             for (double v : f) EXPECT_TRUE(std::isfinite(v));
         }
     }
+}
+
+TEST(KnobProjection, IsDeterministicCentredAndSeparatesConfigurations) {
+    const KnobSpace space = templateSpace(makeConv2d(1, 64, 56, 56, 64, 3, 1, 1));
+    const KnobProjection a = KnobProjection::fit(space, 1), b = KnobProjection::fit(space, 1);
+    ASSERT_TRUE(a.valid());
+    EXPECT_GT(a.explained()[0], 0.0);
+    EXPECT_GE(a.explained()[0], a.explained()[1]);
+    EXPECT_LE(a.explained()[0] + a.explained()[1], 1.0 + 1e-9);
+    Rng rng(9);
+    double meanX = 0, meanY = 0;
+    const int n = 4000;
+    for (int i = 0; i < n; ++i) {
+        const ConfigIndex c = space.random(rng);
+        const auto pa = a.project(c), pb = b.project(c);
+        EXPECT_EQ(pa, pb);  // the same fit draws every batch in the same place
+        for (double v : a.normalized(c)) {
+            EXPECT_GE(v, 0.0);
+            EXPECT_LE(v, 1.0);
+        }
+        meanX += pa[0] / n;
+        meanY += pa[1] / n;
+    }
+    EXPECT_NEAR(meanX, 0.0, 0.05);  // centred on the space's mean
+    EXPECT_NEAR(meanY, 0.0, 0.05);
+    EXPECT_NE(a.project(0), a.project(space.size() - 1));
 }
