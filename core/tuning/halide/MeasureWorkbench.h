@@ -14,7 +14,7 @@
 // Replies: {"ok": true, ...} or {"ok": false, "error": "..."}. A measure reply carries
 // latency_s (median of the timed runs), repeats, compile_s, checked, max_abs_error, tolerance,
 // reference ("libtorch" or "plain C++"). A compare reply: threads, tuned_s, libtorch_s (medians),
-// tuned_gflops, libtorch_gflops, pairs, max_abs_error.
+// tuned_gflops, libtorch_gflops, pairs (the smaller sample count), rounds, max_abs_error.
 //
 // Reference output: libtorch's conv2d / mm on the task's random data (uniform in [-1, 1),
 // seeded by the task's key), or the plain C++ reference for shapes torch cannot express
@@ -28,8 +28,9 @@
 // runs timed one by one until their sum reaches min_time_s or max_repeats runs were made (at least
 // one). The median is robust against the odd preempted run on a shared machine. Packed kernels
 // are timed from their packed input and weights (packing is done once, untimed).
-// compare: both kernels get the same data, 3 untimed runs each, then pairs of runs (tuned, then
-// libtorch) until each side has run for min_time_s and at least 5 pairs; medians of each side.
+// compare: both kernels get the same data, 3 untimed runs each, then rounds: each side in turn
+// rests 30 ms (so the other's spinning threads sleep), runs once untimed, then timed back to back
+// for a quarter of min_time_s; at least 3 rounds, until each side has min_time_s; medians.
 //
 // Test hooks ("hook": "abort" | "hang" | "drop_block"), honoured only when the workbench was created with
 // allowTestHooks (the worker's --test-hooks flag), make the worker abort or sleep forever so that

@@ -77,23 +77,19 @@ int64_t blockedSize(int64_t c, int64_t h, int64_t w, int block) {
 
 void repackActivation(int64_t c, int64_t h, int64_t w, int from, int to, const float* src, float* dst) {
     const int64_t hw = h * w;
-    // Element (ch, pixel) of a plain (block 0) or blocked tensor.
-    auto at = [hw](int block, int64_t ch, int64_t px) {
-        return block == 0 ? ch * hw + px : ((ch / block) * hw + px) * block + ch % block;
-    };
-    // Walk the destination in memory order (writes stream; reads gather).
-    if (to == 0) {
-        for (int64_t ch = 0; ch < c; ++ch)
-            for (int64_t px = 0; px < hw; ++px) dst[ch * hw + px] = src[at(from, ch, px)];
-        return;
+    // A channel's pixels sit `block` floats apart in a blocked tensor, 1 apart in a plain one.
+    auto base = [hw](int block, int64_t ch) { return block == 0 ? ch * hw : (ch / block) * hw * block + ch % block; };
+    const int64_t srcStride = from == 0 ? 1 : from, dstStride = to == 0 ? 1 : to;
+    const int64_t channels = to == 0 ? c : ceilDiv(c, to) * to;  // padding channels of the last block are zero
+    for (int64_t ch = 0; ch < channels; ++ch) {
+        float* d = dst + base(to, ch);
+        if (ch >= c) {
+            for (int64_t px = 0; px < hw; ++px) d[px * dstStride] = 0.0f;
+            continue;
+        }
+        const float* s = src + base(from, ch);
+        for (int64_t px = 0; px < hw; ++px) d[px * dstStride] = s[px * srcStride];
     }
-    float* d = dst;
-    for (int64_t cb = 0; cb < ceilDiv(c, to); ++cb)
-        for (int64_t px = 0; px < hw; ++px)
-            for (int64_t ci = 0; ci < to; ++ci) {
-                const int64_t ch = cb * to + ci;
-                *d++ = ch < c ? src[at(from, ch, px)] : 0.0f;
-            }
 }
 
 }  // namespace graphopt::tuning
