@@ -230,6 +230,21 @@ const LibtorchComparison* FairComparison::atThreads(int threads) const {
     return nullptr;
 }
 
+const LibtorchComparison* FairComparison::libtorchBest() const {
+    const LibtorchComparison* best = nullptr;
+    for (const auto& c : byThreads)
+        if (c.ok && (!best || c.libtorchS < best->libtorchS)) best = &c;
+    return best;
+}
+
+nlohmann::json FairComparison::taskFields() const {
+    const LibtorchComparison* b = libtorchBest();
+    return {{"libtorch_gflops", b ? nlohmann::json(b->libtorchGflops) : nlohmann::json(nullptr)},
+            {"tuned_fair_gflops", b ? nlohmann::json(b->tunedGflops) : nlohmann::json(nullptr)},
+            {"libtorch_threads", b ? nlohmann::json(b->threads) : nlohmann::json(nullptr)},
+            {"libtorch_fair", toJson()}};
+}
+
 nlohmann::json FairComparison::toJson() const {
     nlohmann::json a = nlohmann::json::array();
     for (const auto& c : byThreads) a.push_back(c.toJson());

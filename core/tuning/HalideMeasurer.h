@@ -91,7 +91,13 @@ private:
 struct FairComparison {
     std::vector<LibtorchComparison> byThreads;  // one per thread count, ascending
     const LibtorchComparison* atThreads(int threads) const;
+    // The comparison at libtorch's faster thread count (null when none succeeded).
+    const LibtorchComparison* libtorchBest() const;
     nlohmann::json toJson() const;
+    // The fields `graphopt tune --measurer halide` adds to a task: "libtorch_gflops" and
+    // "tuned_fair_gflops" at libtorch's faster thread count (null when no comparison succeeded),
+    // "libtorch_threads", and "libtorch_fair" with every thread count's comparison.
+    nlohmann::json taskFields() const;
 };
 FairComparison compareFairly(const TuningTask& task, ConfigIndex config, const std::vector<int>& threadCounts,
                              HalideMeasurerOptions options = {}, double minTimeS = 0.2);
