@@ -186,7 +186,7 @@ int main(int argc, char** argv) {
             const Graph g = loadGraph(path);
             const auto tasks = extractTasks(g);
             std::cout << "\n## " << model << " (" << tasks.size() << " tasks)\n";
-            std::cout << std::left << std::setw(3) << "#" << std::setw(52) << "task" << std::setw(5) << "uses"
+            std::cout << std::left << std::setw(3) << "#" << std::setw(56) << "task" << std::setw(5) << "uses"
                       << std::setw(22) << "best config" << std::right;
             for (int th : threadCounts)
                 std::cout << std::setw(9) << ("tuned" + std::to_string(th)) << std::setw(9)
@@ -225,7 +225,7 @@ int main(int argc, char** argv) {
                           std::to_string(row.packed.padAt) + " par" + std::to_string(row.packed.parallel);
                 else
                     cfg = "#" + std::to_string(row.best);
-                std::cout << std::left << std::setw(3) << i << std::setw(52) << row.task.describe() << std::setw(5)
+                std::cout << std::left << std::setw(3) << i << std::setw(56) << row.task.describe() << std::setw(5)
                           << row.task.weight << std::setw(22) << cfg << std::right << std::fixed;
                 for (int th : threadCounts) {
                     const LibtorchComparison* c = row.cmp.atThreads(th);

@@ -56,8 +56,13 @@ void HalideMeasurer::startWorker() {
         dup2(sv[1], 1);
         // Nothing else of the parent's (databases, other workers' sockets) leaks into the worker.
         close_range(3, ~0U, 0);
-        // Halide's thread pool reads this at its first use (libtorch follows it in the worker).
-        if (threads > 0) setenv("HL_NUM_THREADS", std::to_string(threads).c_str(), 1);
+        // Halide's thread pool reads HL_NUM_THREADS at its first use and the worker sets libtorch's
+        // intra-op threads from it; OpenBLAS (libtorch's mm and its im2col convs) and OpenMP read
+        // theirs at load time. All at one count, so "1 thread" means one thread on both sides.
+        if (threads > 0) {
+            const std::string n = std::to_string(threads);
+            for (const char* var : {"HL_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"}) setenv(var, n.c_str(), 1);
+        }
         const char* argv[] = {path.c_str(), hooks ? "--test-hooks" : nullptr, nullptr};
         if (path.find('/') != std::string::npos)
             execv(path.c_str(), const_cast<char* const*>(argv));

@@ -170,14 +170,14 @@ nlohmann::json MeasureWorkbench::compare(const nlohmann::json& request) {
     // Interleaved in rounds, so that a change of load hits both sides alike. Not run by run:
     // libtorch's OpenMP threads spin for milliseconds after each call (libgomp's default wait
     // policy), which took the second core from the tuned kernel run right after it (measured here:
-    // the tuned kernel ran no faster on 2 threads than on 1). So each round pauses until the other
-    // side's threads have gone to sleep, runs one untimed call, then times calls for a slice of
+    // the tuned kernel ran no faster on 2 threads than on 1; OpenBLAS's threads spin longer still).
+    // So each round pauses 100 ms until the other side's threads have gone to sleep, runs one untimed call, then times calls for a slice of
     // min_time; within a round each side runs back to back, as layers do in a network.
     std::vector<double> tuned, torch;
     double tunedSum = 0, torchSum = 0;
     const double slice = std::max(0.01, minTime / 4);
     auto timeSide = [&](auto&& runOnce, std::vector<double>& samples, double& sum) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(30));
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
         runOnce();
         double spent = 0;
         int n = 0;

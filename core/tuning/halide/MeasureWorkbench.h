@@ -29,7 +29,7 @@
 // one). The median is robust against the odd preempted run on a shared machine. Packed kernels
 // are timed from their packed input and weights (packing is done once, untimed).
 // compare: both kernels get the same data, 3 untimed runs each, then rounds: each side in turn
-// rests 30 ms (so the other's spinning threads sleep), runs once untimed, then timed back to back
+// rests 100 ms (so the other's spinning threads sleep), runs once untimed, then timed back to back
 // for a quarter of min_time_s; at least 3 rounds, until each side has min_time_s; medians.
 //
 // Test hooks ("hook": "abort" | "hang" | "drop_block"), honoured only when the workbench was created with

@@ -77,19 +77,35 @@ int64_t blockedSize(int64_t c, int64_t h, int64_t w, int block) {
 
 void repackActivation(int64_t c, int64_t h, int64_t w, int from, int to, const float* src, float* dst) {
     const int64_t hw = h * w;
-    // A channel's pixels sit `block` floats apart in a blocked tensor, 1 apart in a plain one.
-    auto base = [hw](int block, int64_t ch) { return block == 0 ? ch * hw : (ch / block) * hw * block + ch % block; };
-    const int64_t srcStride = from == 0 ? 1 : from, dstStride = to == 0 ? 1 : to;
-    const int64_t channels = to == 0 ? c : ceilDiv(c, to) * to;  // padding channels of the last block are zero
-    for (int64_t ch = 0; ch < channels; ++ch) {
-        float* d = dst + base(to, ch);
-        if (ch >= c) {
-            for (int64_t px = 0; px < hw; ++px) d[px * dstStride] = 0.0f;
-            continue;
+    if (to == 0) {  // to plain NCHW: each channel's pixels are a stride-`from` gather
+        for (int64_t ch = 0; ch < c; ++ch) {
+            const float* s = from == 0 ? src + ch * hw : src + (ch / from) * hw * from + ch % from;
+            const int64_t stride = from == 0 ? 1 : from;
+            for (int64_t px = 0; px < hw; ++px) dst[ch * hw + px] = s[px * stride];
         }
-        const float* s = src + base(from, ch);
-        for (int64_t px = 0; px < hw; ++px) d[px * dstStride] = s[px * srcStride];
+        return;
     }
+    // To blocks: write the destination in memory order, pixel by pixel, each pixel's block of
+    // channels copied in runs that are contiguous in the source (whole runs of `from` channels).
+    float* d = dst;
+    for (int64_t cb = 0; cb < ceilDiv(c, to); ++cb)
+        for (int64_t px = 0; px < hw; ++px)
+            for (int64_t ci = 0; ci < to;) {
+                const int64_t ch = cb * to + ci;
+                if (ch >= c) {  // padding channels of the last block
+                    *d++ = 0.0f;
+                    ++ci;
+                } else if (from == 0) {
+                    *d++ = src[ch * hw + px];
+                    ++ci;
+                } else {
+                    const int64_t run = std::min<int64_t>({to - ci, from - ch % from, c - ch});
+                    const float* s = src + ((ch / from) * hw + px) * from + ch % from;
+                    std::copy(s, s + run, d);
+                    d += run;
+                    ci += run;
+                }
+            }
 }
 
 }  // namespace graphopt::tuning
