@@ -152,6 +152,8 @@ int main(int argc, char** argv) {
         std::cout << "CPU: " << cpuName() << " (" << std::thread::hardware_concurrency() << " hardware threads, "
                   << lanes << "-lane vectors for the packed template)\n"
                   << "start " << utcNow() << ", load average " << loadAverage() << "\n";
+        // Measured again at the end: on a shared machine the two differ with the load (the shares of
+        // peak use this one).
         const PeakFlops peak = measurePeakFlops();
         std::cout << "FMA peak (" << peak.isa << " microbenchmark): " << std::fixed << std::setprecision(1)
                   << peak.gflops1 << " GFLOP/s on 1 thread, " << peak.gflopsAll << " on " << peak.threads
@@ -166,7 +168,8 @@ int main(int argc, char** argv) {
         o.threads = maxThreads;  // tune on all the threads compared
         HalideMeasurer measurer(o);
         const nlohmann::json info = measurer.workerInfo();
-        std::cout << "libtorch BLAS: " << info.value("blas", std::string("?")) << "\n"
+        std::cout << "libtorch BLAS: " << info.value("blas", std::string("?")) << " (OPENBLAS_CORETYPE "
+                  << info.value("openblas_coretype", std::string("unset")) << ")\n"
                   << "tuner " << tuner << " " << tunerParams.dump() << ", " << trials
                   << " measurements per task on " << maxThreads << " threads, seed " << seed << ", template " << templ
                   << "; comparisons interleaved, median over >= " << std::defaultfloat << compareTime
@@ -318,7 +321,10 @@ int main(int argc, char** argv) {
                     out << ',' << r.transformS << "\n";
                 }
         }
-        std::cout << "\nend " << utcNow() << ", load average " << loadAverage() << "\n";
+        const PeakFlops endPeak = measurePeakFlops();
+        std::cout << "\nend " << utcNow() << ", load average " << loadAverage() << "; FMA peak now "
+                  << std::setprecision(1) << endPeak.gflops1 << " GFLOP/s on 1 thread, " << endPeak.gflopsAll << " on "
+                  << endPeak.threads << " (the shares of peak above use the start's)\n";
     } catch (const std::exception& e) {
         std::cerr << "tuning_bench: " << e.what() << "\n";
         return 1;

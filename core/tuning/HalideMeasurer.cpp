@@ -44,6 +44,7 @@ void HalideMeasurer::startWorker() {
     const std::string path = options_.workerPath;
     const bool hooks = !options_.testHooks.empty();
     const int threads = options_.threads;
+    const bool avx512 = hostVectorLanes() == 16;
     const pid_t pid = fork();
     if (pid < 0) {
         close(sv[0]);
@@ -63,6 +64,11 @@ void HalideMeasurer::startWorker() {
             const std::string n = std::to_string(threads);
             for (const char* var : {"HL_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"}) setenv(var, n.c_str(), 1);
         }
+        // Debian's OpenBLAS 0.3.21 does not know recent Xeons (family 6 model 207 here) and falls
+        // back to its SSE3 "Prescott" kernels, which made libtorch's 1x1 convs and mm 4-5x slower
+        // than they are. On AVX-512 hosts it is told to use its Skylake-X kernels, unless the
+        // user chose a core type.
+        if (avx512 && !std::getenv("OPENBLAS_CORETYPE")) setenv("OPENBLAS_CORETYPE", "SkylakeX", 1);
         const char* argv[] = {path.c_str(), hooks ? "--test-hooks" : nullptr, nullptr};
         if (path.find('/') != std::string::npos)
             execv(path.c_str(), const_cast<char* const*>(argv));

@@ -91,7 +91,10 @@ nlohmann::json MeasureWorkbench::handle(const nlohmann::json& request) {
         if (op == "measure") return measure(request);
         if (op == "compare") return compare(request);
         if (op == "info")
-            return {{"ok", true}, {"threads", workerThreads()}, {"blas", libtorchBlasLibrary()},
+            return {{"ok", true},
+                    {"threads", workerThreads()},
+                    {"blas", libtorchBlasLibrary()},
+                    {"openblas_coretype", std::getenv("OPENBLAS_CORETYPE") ? std::getenv("OPENBLAS_CORETYPE") : ""},
                     {"host_lanes", hostVectorLanes()}};
         return {{"ok", false}, {"error", "unknown request '" + op + "'"}};
     } catch (const std::exception& e) {
