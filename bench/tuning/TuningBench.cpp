@@ -79,6 +79,16 @@ std::string utcNow() {
     return buf;
 }
 
+// Text for inside a quoted CSV field: quotes doubled.
+std::string csvQuoted(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    return out;
+}
+
 // Median time of one activation layout transform (c x h x w, block `from` -> `to`).
 double timeTransform(int64_t c, int64_t h, int64_t w, int from, int to) {
     std::vector<float> src(static_cast<size_t>(blockedSize(c, h, w, from)), 1.0f);
@@ -308,7 +318,7 @@ int main(int argc, char** argv) {
                 for (const Row& r : rows) {
                     out << model << ',' << r.index << ",\"" << r.task.describe() << "\"," << r.task.templateName() << ','
                         << r.task.weight << ",\""
-                        << (r.task.isPacked() ? r.packed.toJson().dump() : std::to_string(r.best)) << "\"," << trials << ','
+                        << csvQuoted(r.task.isPacked() ? r.packed.toJson().dump() : std::to_string(r.best)) << "\"," << trials << ','
                         << r.result.failures() << ',' << r.wallS;
                     for (int th : threadCounts) {
                         const LibtorchComparison* c = r.cmp.atThreads(th);
