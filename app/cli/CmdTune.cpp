@@ -16,6 +16,7 @@
 #include "StoreOptions.h"
 #include "graph/Loaders.h"
 #include "run/RecordedRun.h"
+#include "tuning/HalideMeasurer.h"
 #include "tuning/LibtorchReference.h"
 #include "tuning/PeakFlops.h"
 #include "tuning/TemplateSpace.h"
@@ -35,6 +36,8 @@ CommandSpec tuneCommand() {
          {"tuner", "NAME", "random", "search strategy (listed below)", tunerNames()},
          {"tuner-params", "JSON", "", "the tuner's parameters as a JSON object (listed below)"},
          {"measurer", "M", "halide", "halide: real kernels timed on this CPU; sim: the simulated CPU", {"halide", "sim"}},
+         {"template", "T", "", "conv template: packed NCHW[x]c blocks or plain NCHW", {"packed", "nchw"},
+          "packed with halide, nchw with sim"},
          {"trials", "N", "32", "measurements per task"},
          {"seed", "S", "1", "random seed"},
          {"batch", "B", "8", "configurations proposed and measured together"},
@@ -70,7 +73,11 @@ int cmdTune(const ArgList& argv) {
     if (args.has("all") && args.has("task")) throw UsageError("give --task K or --all, not both");
 
     const Graph g = loadGraph(path);
-    const auto tasks = extractTasks(g);
+    // Conv tasks take the packed template with real measurements (NCHW with --template nchw).
+    const std::string templ = args.has("template") ? args.getChoice("template") : (measurerName == "halide" ? "packed" : "nchw");
+    auto tasks = extractTasks(g);
+    if (templ == "packed")
+        for (auto& t : tasks) t = withPackedTemplate(t);
     if (tasks.empty()) throw std::runtime_error(path + ": no tunable operators (Conv, Gemm, MatMul)");
     std::vector<size_t> chosen;
     if (args.has("task")) {
@@ -90,7 +97,7 @@ int cmdTune(const ArgList& argv) {
         spec.budget = trials;
         spec.seed = seed;
         spec.params = {{"task_index", idx}, {"measurer", measurerName}, {"batch_size", batch},
-                       {"tuner_params", tunerParams}};
+                       {"tuner_params", tunerParams}, {"template", templ}};
         if (measurerName == "halide") {
             spec.params["min_time"] = args.getDouble("min-time", 0.0, 60.0);
             spec.params["timeout"] = args.getDouble("timeout", 0.1, 3600.0);
@@ -143,6 +150,8 @@ int cmdTune(const ArgList& argv) {
     out["tasks"] = nlohmann::json::array();
     double totalS = 0, libtorchS = 0;
     bool allTuned = true, allReferenced = !libtorch.empty();
+    double fairTunedS = 0, fairLibtorchS = 0;  // the best kernels and libtorch timed interleaved
+    bool allFair = measurerName == "halide";
     InterruptScope interrupt;
     const std::string dbPath = recordingPathFrom(args);
     for (size_t idx : chosen) {
@@ -169,6 +178,22 @@ int cmdTune(const ArgList& argv) {
         const nlohmann::json taskJson = t["task"];
         t["task"] = idx;  // `task` is the index in `graphopt tasks`; the shapes follow
         t["task_info"] = taskJson;
+        t["template"] = task.templateName();
+        if (measurerName == "halide" && res.hasBest() && !interrupt.interrupted()) {
+            // The best kernel and libtorch, timed interleaved in one worker per thread count.
+            HalideMeasurerOptions fo;
+            fo.workerPath = args.get("worker").value_or("");
+            const FairComparison fair = compareFairly(task, res.measurements[res.best].config, {1, cores}, fo);
+            t.update(fair.taskFields());
+            if (const LibtorchComparison* b = fair.libtorchBest()) {
+                fairTunedS += b->tunedS * task.weight;
+                fairLibtorchS += b->libtorchS * task.weight;
+            } else {
+                allFair = false;
+            }
+        } else {
+            allFair = false;
+        }
         if (res.hasBest())
             totalS += res.bestLatencyS() * task.weight;
         else
@@ -214,6 +239,8 @@ int cmdTune(const ArgList& argv) {
     const bool compared = allTuned && allReferenced && libtorchS > 0;
     out["libtorch_total_latency_s"] = allReferenced ? nlohmann::json(libtorchS) : nlohmann::json(nullptr);
     out["tuned_vs_libtorch"] = compared ? nlohmann::json(totalS / libtorchS) : nlohmann::json(nullptr);
+    // Tuned / libtorch time from the interleaved comparisons (libtorch at its faster thread count).
+    if (allFair && fairLibtorchS > 0 && !interrupt.interrupted()) out["tuned_vs_libtorch"] = fairTunedS / fairLibtorchS;
     if (args.has("peak")) {
         const PeakFlops p = measurePeakFlops();
         out["peak"] = {{"gflops_1_thread", p.gflops1}, {"gflops_all_threads", p.gflopsAll}, {"threads", p.threads},

@@ -1,12 +1,27 @@
-// tuning_bench [--model FILE] [--trials N] [--seed S] [--tuner NAME] [--min-time S] [--tasks a,b,..]
-//              [--csv FILE]
+// tuning_bench [--models resnet18,mobilenet_v2] [--trials N] [--tuner NAME] [--tuner-params JSON]
+//              [--seed S] [--template packed|nchw] [--threads 1,2] [--min-time S] [--compare-time S]
+//              [--tasks i,j,..] [--csv FILE]
 //
-// For each distinct conv task of the model (ResNet-18 by default): the best GFLOP/s random search
-// (or --tuner) finds with N Halide measurements (default 200), the wall time it took, libtorch's
-// own conv2d on the same shapes with the same number of threads, and the machine's FMA peak on 1
-// and all threads. Figures depend on the machine and on its load: run it
-// on an otherwise idle machine.
+// Tuned kernels against libtorch, fairly. For each conv task of each model (default ResNet-18 and
+// MobileNet-v2) and each dense task: tune with --tuner (default release) for N Halide measurements
+// (default 40) on all cores, then time the best kernel and libtorch's conv2d / mm in one worker
+// process, interleaved, same data, same warm-up, at each thread count of --threads (a worker per
+// count: Halide's pool size is fixed per process). Prints per task tuned and libtorch GFLOP/s,
+// tuned / libtorch speed, share of the measured FMA peak; per model the geometric mean of the
+// per-task speedups and the end-to-end estimate (below). Figures depend on the machine and its
+// load: the CPU, the load average and libtorch's BLAS are printed first.
+//
+// End-to-end estimate (packed template): activations stay in NCHW[L]c between layers, L the
+// machine's vector lanes; a layer whose tuned kernel wants another input block (ic_bn != L) pays
+// a transform of its input, one whose output block differs (oc_bn != L) a transform of its output
+// back, the model's image is transformed from NCHW to the first conv's block, and the last conv's
+// output back to NCHW. Transforms are timed here (plain C++, one thread). Padding: a kernel that
+// reads a pre-padded input (pad_at 0) assumes the layer before wrote its output with a zero halo,
+// which a compiler arranges at no cost; the copy is not charged. libtorch's total is its own
+// layer times (NCHW, no transforms). Both totals weight each task by its uses.
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -16,24 +31,102 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <ctime>
 
+#include "graph/Graph.h"
 #include "graph/Loaders.h"
 #include "tuning/HalideMeasurer.h"
-#include "tuning/LibtorchReference.h"
+#include "tuning/LearnedTuners.h"
 #include "tuning/PeakFlops.h"
 #include "tuning/TemplateSpace.h"
 #include "tuning/TuningRun.h"
+#include "tuning/halide/PackedLayout.h"
 
 using namespace graphopt;
 using namespace graphopt::tuning;
 using graphopt::Rng;
 
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::vector<std::string> splitList(const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    for (std::string t; std::getline(ss, t, ',');)
+        if (!t.empty()) out.push_back(t);
+    return out;
+}
+
+std::string cpuName() {
+    std::ifstream f("/proc/cpuinfo");
+    for (std::string line; std::getline(f, line);)
+        if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+    return "unknown CPU";
+}
+
+std::string loadAverage() {
+    std::ifstream f("/proc/loadavg");
+    std::string a, b, c;
+    f >> a >> b >> c;
+    return a + " " + b + " " + c;
+}
+
+std::string utcNow() {
+    const std::time_t now = std::time(nullptr);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&now));
+    return buf;
+}
+
+// Text for inside a quoted CSV field: quotes doubled.
+std::string csvQuoted(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    return out;
+}
+
+// Median time of one activation layout transform (c x h x w, block `from` -> `to`).
+double timeTransform(int64_t c, int64_t h, int64_t w, int from, int to) {
+    std::vector<float> src(static_cast<size_t>(blockedSize(c, h, w, from)), 1.0f);
+    std::vector<float> dst(static_cast<size_t>(blockedSize(c, h, w, to)));
+    std::vector<double> times;
+    double total = 0;
+    while (total < 0.02 || times.size() < 5) {
+        const auto t0 = Clock::now();
+        repackActivation(c, h, w, from, to, src.data(), dst.data());
+        times.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+        total += times.back();
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
+struct Row {
+    size_t index = 0;
+    TuningTask task;
+    TuningResult result;
+    ConfigIndex best = 0;
+    PackedParams packed;
+    FairComparison cmp;
+    double wallS = 0;
+    double transformS = 0;  // layout transforms charged to this task per use (packed only)
+};
+
+}  // namespace
+
 int main(int argc, char** argv) {
-    std::string model = std::string(GRAPHOPT_SOURCE_DIR) + "/resources/models/resnet18.onnx";
-    std::string tuner = "random", csv;
-    int64_t trials = 200;
+    std::vector<std::string> models = {"resnet18", "mobilenet_v2"};
+    std::string tuner = "release", csv, templ = "packed";
+    nlohmann::json tunerParams = {{"plan_size", 8}, {"initial_random", 16}};
+    int64_t trials = 40;
     uint64_t seed = 1;
-    double minTime = 0.05;
+    double minTime = 0.05, compareTime = 0.3;
+    std::vector<int> threadCounts = {1, 2};
     std::set<size_t> only;
     for (int i = 1; i < argc; ++i) {
         auto value = [&](const char* flag) -> std::string {
@@ -41,83 +134,208 @@ int main(int argc, char** argv) {
             return argv[++i];
         };
         std::string v;
-        if (!(v = value("--model")).empty()) model = v;
+        if (!(v = value("--models")).empty()) models = splitList(v);
         else if (!(v = value("--trials")).empty()) trials = std::stoll(v);
         else if (!(v = value("--seed")).empty()) seed = std::stoull(v);
         else if (!(v = value("--tuner")).empty()) tuner = v;
+        else if (!(v = value("--tuner-params")).empty()) tunerParams = nlohmann::json::parse(v);
+        else if (!(v = value("--template")).empty()) templ = v;
         else if (!(v = value("--min-time")).empty()) minTime = std::stod(v);
+        else if (!(v = value("--compare-time")).empty()) compareTime = std::stod(v);
         else if (!(v = value("--csv")).empty()) csv = v;
-        else if (!(v = value("--tasks")).empty()) {
-            std::stringstream ss(v);
-            for (std::string t; std::getline(ss, t, ',');) only.insert(std::stoul(t));
+        else if (!(v = value("--threads")).empty()) {
+            threadCounts.clear();
+            for (const auto& t : splitList(v)) threadCounts.push_back(std::stoi(t));
+        } else if (!(v = value("--tasks")).empty()) {
+            for (const auto& t : splitList(v)) only.insert(std::stoul(t));
         } else {
-            std::cerr << "usage: tuning_bench [--model FILE] [--trials N] [--seed S] [--tuner NAME] [--min-time S]"
-                         " [--tasks i,j,..] [--csv FILE]\n";
+            std::cerr << "usage: tuning_bench [--models resnet18,mobilenet_v2] [--trials N] [--tuner NAME]"
+                         " [--tuner-params JSON] [--seed S] [--template packed|nchw] [--threads 1,2]"
+                         " [--min-time S] [--compare-time S] [--tasks i,j,..] [--csv FILE]\n";
             return 2;
         }
     }
+    std::sort(threadCounts.begin(), threadCounts.end());
+    const int maxThreads = threadCounts.back();
     try {
+        registerLearnedTuners();
+        const int lanes = hostVectorLanes();
+        std::cout << "CPU: " << cpuName() << " (" << std::thread::hardware_concurrency() << " hardware threads, "
+                  << lanes << "-lane vectors for the packed template)\n"
+                  << "start " << utcNow() << ", load average " << loadAverage() << "\n";
+        // Measured again at the end: on a shared machine the two differ with the load (the shares of
+        // peak use this one).
         const PeakFlops peak = measurePeakFlops();
-        std::cout << "machine peak (" << peak.isa << " FMA microbenchmark): " << std::fixed << std::setprecision(1)
-                  << peak.gflops1 << " GFLOP/s on 1 thread, " << peak.gflopsAll << " GFLOP/s on " << peak.threads
+        std::cout << "FMA peak (" << peak.isa << " microbenchmark): " << std::fixed << std::setprecision(1)
+                  << peak.gflops1 << " GFLOP/s on 1 thread, " << peak.gflopsAll << " on " << peak.threads
                   << " threads\n";
-        const auto tasks = extractTasks(loadGraph(model));
+        auto peakAt = [&](int threads) { return threads <= 1 ? peak.gflops1 : peak.gflopsAll; };
+
         HalideMeasurerOptions o;
 #ifdef GRAPHOPT_MEASURE_WORKER
         o.workerPath = GRAPHOPT_MEASURE_WORKER;
 #endif
         o.minTimeS = minTime;
+        o.threads = maxThreads;  // tune on all the threads compared
         HalideMeasurer measurer(o);
+        const nlohmann::json info = measurer.workerInfo();
+        std::cout << "libtorch BLAS: " << info.value("blas", std::string("?")) << " (OPENBLAS_CORETYPE "
+                  << info.value("openblas_coretype", std::string("unset")) << ")\n"
+                  << "tuner " << tuner << " " << tunerParams.dump() << ", " << trials
+                  << " measurements per task on " << maxThreads << " threads, seed " << seed << ", template " << templ
+                  << "; comparisons interleaved, median over >= " << std::defaultfloat << compareTime
+                  << " s per side\n";
+
         std::ofstream out;
         if (!csv.empty()) {
             out.open(csv);
-            out << "task,description,weight,trials,failures,best_gflops,best_latency_s,libtorch_gflops,"
-                   "libtorch_latency_s,peak_all_gflops,wall_s\n";
+            out << "model,task,description,template,uses,config,trials,failures,wall_s";
+            for (int th : threadCounts)
+                out << ",tuned_gflops_" << th << "t,libtorch_gflops_" << th << "t,speedup_" << th << "t,peak_share_" << th
+                    << "t";
+            out << ",transform_s\n";
         }
-        std::cout << "tuner " << tuner << ", " << trials << " Halide measurements per task, seed " << seed
-                  << ", min time " << std::defaultfloat << minTime << " s per measurement\n";
-        std::cout << std::left << std::setw(4) << "#" << std::setw(50) << "conv task" << std::right << std::setw(10)
-                  << "GFLOP/s" << std::setw(9) << "% peak" << std::setw(11) << "ms" << std::setw(8) << "failed"
-                  << std::setw(9) << "wall s" << std::setw(12) << "torch GF/s" << std::setw(10) << "vs torch" << "\n";
-        int wins = 0, compared = 0;
-        double totalTorch = 0;
-        // libtorch first, for every task, before the Halide worker starts: its OpenMP threads
-        // collapse when another process competes for the second core.
-        std::map<size_t, LibtorchTiming> torchTimes;
-        for (size_t i = 0; i < tasks.size(); ++i)
-            if (tasks[i].isConv() && (only.empty() || only.count(i)))
-                torchTimes[i] = timeLibtorch(tasks[i], peak.threads, 0.2);
-        double totalBest = 0;
-        for (size_t i = 0; i < tasks.size(); ++i) {
-            const TuningTask& t = tasks[i];
-            if (!t.isConv() || (!only.empty() && !only.count(i))) continue;
-            TuningRunOptions ro;
-            ro.budget = trials;
-            ro.seed = seed;
-            const auto t0 = std::chrono::steady_clock::now();
-            TuningRun run(t, measurer, makeTuner(tuner, t, seed), ro);
-            const TuningResult r = run.run();
-            const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            totalBest += r.bestLatencyS() * t.weight;
-            const LibtorchTiming torchT = torchTimes.at(i);
-            totalTorch += torchT.medianS * t.weight;
-            ++compared;
-            wins += r.hasBest() && r.bestLatencyS() < torchT.medianS;
-            std::cout << std::fixed << std::left << std::setw(4) << i << std::setw(50) << t.describe() << std::right
-                      << std::setprecision(1) << std::setw(10) << r.bestGflops() << std::setw(8)
-                      << 100.0 * r.bestGflops() / peak.gflopsAll << "%" << std::setprecision(3) << std::setw(11)
-                      << r.bestLatencyS() * 1e3 << std::setw(8) << r.failures() << std::setprecision(1)
-                      << std::setw(9) << wall << std::setw(12) << torchT.gflops << std::setw(9)
-                      << (torchT.medianS > 0 && r.hasBest() ? torchT.medianS / r.bestLatencyS() : 0.0) << "x\n"
-                      << std::flush;
+        for (const std::string& model : models) {
+            const std::string path = std::string(GRAPHOPT_SOURCE_DIR) + "/resources/models/" + model + ".onnx";
+            const Graph g = loadGraph(path);
+            const auto tasks = extractTasks(g);
+            std::cout << "\n## " << model << " (" << tasks.size() << " tasks)\n";
+            std::cout << std::left << std::setw(3) << "#" << std::setw(56) << "task" << std::setw(5) << "uses"
+                      << std::setw(22) << "best config" << std::right;
+            for (int th : threadCounts)
+                std::cout << std::setw(9) << ("tuned" + std::to_string(th)) << std::setw(9)
+                          << ("torch" + std::to_string(th)) << std::setw(7) << "x" << std::setw(7) << "%peak";
+            std::cout << std::setw(7) << "fail" << std::setw(7) << "wall\n";
+
+            std::vector<Row> rows;
+            for (size_t i = 0; i < tasks.size(); ++i) {
+                if (!only.empty() && !only.count(i)) continue;
+                Row row;
+                row.index = i;
+                row.task = templ == "packed" ? withPackedTemplate(tasks[i], lanes) : tasks[i];
+                const auto t0 = Clock::now();
+                TuningRunOptions ro;
+                ro.budget = trials;
+                ro.seed = seed;
+                TuningRun run(row.task, measurer, makeTuner(tuner, row.task, seed, tunerParams), ro);
+                row.result = run.run();
+                if (!row.result.hasBest()) {
+                    std::cout << std::left << std::setw(3) << i << row.task.describe() << ": no kernel ran ("
+                              << (row.result.measurements.empty() ? row.result.error()
+                                                                   : row.result.measurements.back().error)
+                              << ")\n";
+                    continue;
+                }
+                row.best = row.result.measurements[row.result.best].config;
+                const KnobSpace space = templateSpace(row.task);
+                if (row.task.isPacked()) row.packed = decodePacked(row.task, space, row.best);
+                row.cmp = compareFairly(row.task, row.best, threadCounts, o, compareTime);
+                row.wallS = std::chrono::duration<double>(Clock::now() - t0).count();
+
+                std::string cfg;
+                if (row.task.isPacked())
+                    cfg = std::to_string(row.packed.icBn) + "/" + std::to_string(row.packed.ocBn) + " n" +
+                          std::to_string(row.packed.regN) + " o" + std::to_string(row.packed.order) + " p" +
+                          std::to_string(row.packed.padAt) + " par" + std::to_string(row.packed.parallel);
+                else
+                    cfg = "#" + std::to_string(row.best);
+                std::cout << std::left << std::setw(3) << i << std::setw(56) << row.task.describe() << std::setw(5)
+                          << row.task.weight << std::setw(22) << cfg << std::right << std::fixed;
+                for (int th : threadCounts) {
+                    const LibtorchComparison* c = row.cmp.atThreads(th);
+                    if (!c) {
+                        std::cout << std::setw(32) << "(comparison failed)";
+                        continue;
+                    }
+                    std::cout << std::setprecision(1) << std::setw(9) << c->tunedGflops << std::setw(9)
+                              << c->libtorchGflops << std::setprecision(2) << std::setw(6) << c->speedup() << "x"
+                              << std::setprecision(0) << std::setw(6) << 100 * c->tunedGflops / peakAt(th) << "%";
+                }
+                std::cout << std::setw(7) << row.result.failures() << std::setprecision(0) << std::setw(6)
+                          << row.wallS << "s\n"
+                          << std::flush;
+                for (const auto& c : row.cmp.byThreads)
+                    if (!c.ok) std::cout << "   comparison failed: " << c.error << "\n";
+                rows.push_back(row);
+            }
+
+            // Transforms between layouts (packed template only): see the top of this file.
+            if (templ == "packed") {
+                std::string firstConv, lastConv;
+                for (const Node& n : g.nodes())
+                    if (n.op == "Conv") {
+                        if (firstConv.empty()) firstConv = n.name;
+                        lastConv = n.name;
+                    }
+                for (Row& r : rows) {
+                    const TuningTask& t = r.task;
+                    if (!t.isPacked()) continue;
+                    const bool isFirst = std::find(t.nodes.begin(), t.nodes.end(), firstConv) != t.nodes.end();
+                    const bool isLast = std::find(t.nodes.begin(), t.nodes.end(), lastConv) != t.nodes.end();
+                    double perUse = 0;
+                    if (isFirst)  // the image, from NCHW to the first conv's block
+                        perUse += timeTransform(t.inC, t.inH, t.inW, 0, r.packed.icBn);
+                    else if (r.packed.icBn != lanes)
+                        perUse += timeTransform(t.inC, t.inH, t.inW, lanes, r.packed.icBn);
+                    if (r.packed.ocBn != lanes) perUse += timeTransform(t.outC, t.outH(), t.outW(), r.packed.ocBn, lanes);
+                    r.transformS = perUse;
+                    // The last conv's output back to NCHW (counted once, not per use).
+                    if (isLast) r.transformS += timeTransform(t.outC, t.outH(), t.outW(), lanes, 0) / t.weight;
+                }
+            }
+
+            std::cout << "\n" << model << " summary (uses-weighted totals; speedup = libtorch time / tuned time)\n";
+            for (int th : threadCounts) {
+                double tuned = 0, torch = 0, transforms = 0, logSum = 0, convLogSum = 0;
+                int n = 0, convs = 0, convWins = 0;
+                double worst = 1e9, best = 0;
+                for (const Row& r : rows) {
+                    const LibtorchComparison* c = r.cmp.atThreads(th);
+                    if (!c) continue;
+                    tuned += c->tunedS * r.task.weight;
+                    torch += c->libtorchS * r.task.weight;
+                    transforms += r.transformS * r.task.weight;
+                    logSum += std::log(c->speedup());
+                    ++n;
+                    if (r.task.isConv()) {
+                        convLogSum += std::log(c->speedup());
+                        ++convs;
+                        convWins += c->speedup() >= 1.0;
+                        worst = std::min(worst, c->speedup());
+                        best = std::max(best, c->speedup());
+                    }
+                }
+                if (n == 0) continue;
+                std::cout << std::fixed << std::setprecision(3) << "  " << th << " thread(s): convs tuned >= libtorch on "
+                          << convWins << " of " << convs << " (speedup " << std::setprecision(2) << worst << "-" << best
+                          << "x), geomean speedup convs " << std::exp(convLogSum / std::max(1, convs))
+                          << "x, all tasks " << std::exp(logSum / n) << "x\n"
+                          << std::setprecision(3) << "    end to end: tuned " << tuned * 1e3 << " ms + transforms "
+                          << transforms * 1e3 << " ms = " << (tuned + transforms) * 1e3 << " ms; libtorch "
+                          << torch * 1e3 << " ms; speedup " << std::setprecision(2) << torch / (tuned + transforms)
+                          << "x (without transforms " << torch / tuned << "x)\n";
+            }
             if (out)
-                out << i << ",\"" << t.describe() << "\"," << t.weight << ',' << r.measurements.size() << ','
-                    << r.failures() << ',' << r.bestGflops() << ',' << r.bestLatencyS() << ',' << torchT.gflops << ','
-                    << torchT.medianS << ',' << peak.gflopsAll << ',' << wall << "\n";
+                for (const Row& r : rows) {
+                    out << model << ',' << r.index << ",\"" << r.task.describe() << "\"," << r.task.templateName() << ','
+                        << r.task.weight << ",\""
+                        << csvQuoted(r.task.isPacked() ? r.packed.toJson().dump() : std::to_string(r.best)) << "\"," << trials << ','
+                        << r.result.failures() << ',' << r.wallS;
+                    for (int th : threadCounts) {
+                        const LibtorchComparison* c = r.cmp.atThreads(th);
+                        if (c)
+                            out << ',' << c->tunedGflops << ',' << c->libtorchGflops << ',' << c->speedup() << ','
+                                << c->tunedGflops / peakAt(th);
+                        else
+                            out << ",,,,";
+                    }
+                    out << ',' << r.transformS << "\n";
+                }
         }
-        std::cout << "sum of best conv latencies x uses: " << std::setprecision(3) << totalBest * 1e3
-                  << " ms; libtorch conv2d: " << totalTorch * 1e3 << " ms; tuned kernel faster on " << wins << " of "
-                  << compared << " layers\n";
+        const PeakFlops endPeak = measurePeakFlops();
+        std::cout << "\nend " << utcNow() << ", load average " << loadAverage() << "; FMA peak now "
+                  << std::setprecision(1) << endPeak.gflops1 << " GFLOP/s on 1 thread, " << endPeak.gflopsAll << " on "
+                  << endPeak.threads << " (the shares of peak above use the start's)\n";
     } catch (const std::exception& e) {
         std::cerr << "tuning_bench: " << e.what() << "\n";
         return 1;

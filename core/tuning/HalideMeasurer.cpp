@@ -43,6 +43,8 @@ void HalideMeasurer::startWorker() {
         throw std::runtime_error(std::string("cannot create the worker socket: ") + std::strerror(errno));
     const std::string path = options_.workerPath;
     const bool hooks = !options_.testHooks.empty();
+    const int threads = options_.threads;
+    const bool avx512 = hostVectorLanes() == 16;
     const pid_t pid = fork();
     if (pid < 0) {
         close(sv[0]);
@@ -55,6 +57,18 @@ void HalideMeasurer::startWorker() {
         dup2(sv[1], 1);
         // Nothing else of the parent's (databases, other workers' sockets) leaks into the worker.
         close_range(3, ~0U, 0);
+        // Halide's thread pool reads HL_NUM_THREADS at its first use and the worker sets libtorch's
+        // intra-op threads from it; OpenBLAS (libtorch's mm and its im2col convs) and OpenMP read
+        // theirs at load time. All at one count, so "1 thread" means one thread on both sides.
+        if (threads > 0) {
+            const std::string n = std::to_string(threads);
+            for (const char* var : {"HL_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"}) setenv(var, n.c_str(), 1);
+        }
+        // Debian's OpenBLAS 0.3.21 does not know recent Xeons (family 6 model 207 here) and falls
+        // back to its SSE3 "Prescott" kernels, which made libtorch's 1x1 convs and mm 4-5x slower
+        // than they are. On AVX-512 hosts it is told to use its Skylake-X kernels, unless the
+        // user chose a core type.
+        if (avx512 && !std::getenv("OPENBLAS_CORETYPE")) setenv("OPENBLAS_CORETYPE", "SkylakeX", 1);
         const char* argv[] = {path.c_str(), hooks ? "--test-hooks" : nullptr, nullptr};
         if (path.find('/') != std::string::npos)
             execv(path.c_str(), const_cast<char* const*>(argv));
@@ -146,22 +160,28 @@ nlohmann::json HalideMeasurer::request(const nlohmann::json& req, double timeout
     return {{"ok", false}, {"error", error}};
 }
 
+std::string HalideMeasurer::prepare(const TuningTask& task) {
+    if (preparedKey_ == task.key() && pid_ > 0) return {};
+    const nlohmann::json prep = request({{"op", "prepare"}, {"task", task.toJson()}}, options_.prepareTimeoutS);
+    if (!prep.value("ok", false)) {
+        const std::string why = prep.value("error", std::string("unknown error"));
+        if (why.rfind("cannot run the measure worker", 0) == 0) throw std::runtime_error(why);
+        return "preparing the task failed: " + why;
+    }
+    preparedKey_ = task.key();
+    return {};
+}
+
 std::vector<MeasureResult> HalideMeasurer::measure(const TuningTask& task, const std::vector<ConfigIndex>& configs) {
     std::vector<MeasureResult> results;
     const nlohmann::json taskJson = task.toJson();
     for (ConfigIndex c : configs) {
         MeasureResult r;
         r.config = c;
-        if (preparedKey_ != task.key() || pid_ <= 0) {
-            const nlohmann::json prep = request({{"op", "prepare"}, {"task", taskJson}}, options_.prepareTimeoutS);
-            if (!prep.value("ok", false)) {
-                const std::string why = prep.value("error", std::string("unknown error"));
-                if (why.rfind("cannot run the measure worker", 0) == 0) throw std::runtime_error(why);
-                r.error = "preparing the task failed: " + why;
-                results.push_back(r);
-                continue;
-            }
-            preparedKey_ = task.key();
+        if (const std::string why = prepare(task); !why.empty()) {
+            r.error = why;
+            results.push_back(r);
+            continue;
         }
         nlohmann::json req = {{"op", "measure"},           {"task", taskJson},
                               {"config", c},               {"min_time_s", options_.minTimeS},
@@ -180,6 +200,78 @@ std::vector<MeasureResult> HalideMeasurer::measure(const TuningTask& task, const
         results.push_back(r);
     }
     return results;
+}
+
+LibtorchComparison HalideMeasurer::compareWithLibtorch(const TuningTask& task, ConfigIndex config, double minTimeS) {
+    LibtorchComparison c;
+    if (const std::string why = prepare(task); !why.empty()) {
+        c.error = why;
+        return c;
+    }
+    const nlohmann::json reply =
+        request({{"op", "compare"}, {"task", task.toJson()}, {"config", config}, {"min_time_s", minTimeS}},
+                options_.timeoutS + 40 * minTimeS);
+    c.ok = reply.value("ok", false);
+    if (!c.ok) {
+        c.error = reply.value("error", std::string("unknown error"));
+        return c;
+    }
+    c.threads = reply.value("threads", 0);
+    c.tunedS = reply.value("tuned_s", 0.0);
+    c.libtorchS = reply.value("libtorch_s", 0.0);
+    c.tunedGflops = reply.value("tuned_gflops", 0.0);
+    c.libtorchGflops = reply.value("libtorch_gflops", 0.0);
+    c.pairs = reply.value("pairs", 0);
+    return c;
+}
+
+nlohmann::json HalideMeasurer::workerInfo() { return request({{"op", "info"}}, options_.prepareTimeoutS); }
+
+nlohmann::json LibtorchComparison::toJson() const {
+    if (!ok) return {{"ok", false}, {"error", error}};
+    return {{"ok", true},           {"threads", threads},
+            {"tuned_s", tunedS},    {"libtorch_s", libtorchS},
+            {"tuned_gflops", tunedGflops}, {"libtorch_gflops", libtorchGflops},
+            {"pairs", pairs},       {"speedup", speedup()}};
+}
+
+const LibtorchComparison* FairComparison::atThreads(int threads) const {
+    for (const auto& c : byThreads)
+        if (c.ok && c.threads == threads) return &c;
+    return nullptr;
+}
+
+const LibtorchComparison* FairComparison::libtorchBest() const {
+    const LibtorchComparison* best = nullptr;
+    for (const auto& c : byThreads)
+        if (c.ok && (!best || c.libtorchS < best->libtorchS)) best = &c;
+    return best;
+}
+
+nlohmann::json FairComparison::taskFields() const {
+    const LibtorchComparison* b = libtorchBest();
+    return {{"libtorch_gflops", b ? nlohmann::json(b->libtorchGflops) : nlohmann::json(nullptr)},
+            {"tuned_fair_gflops", b ? nlohmann::json(b->tunedGflops) : nlohmann::json(nullptr)},
+            {"libtorch_threads", b ? nlohmann::json(b->threads) : nlohmann::json(nullptr)},
+            {"libtorch_fair", toJson()}};
+}
+
+nlohmann::json FairComparison::toJson() const {
+    nlohmann::json a = nlohmann::json::array();
+    for (const auto& c : byThreads) a.push_back(c.toJson());
+    return a;
+}
+
+FairComparison compareFairly(const TuningTask& task, ConfigIndex config, const std::vector<int>& threadCounts,
+                             HalideMeasurerOptions options, double minTimeS) {
+    FairComparison out;
+    for (int threads : threadCounts) {
+        // One worker per thread count: Halide's pool size is fixed when a process first runs a kernel.
+        options.threads = threads;
+        HalideMeasurer m(options);
+        out.byThreads.push_back(m.compareWithLibtorch(task, config, minTimeS));
+    }
+    return out;
 }
 
 }  // namespace graphopt::tuning

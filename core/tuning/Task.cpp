@@ -24,6 +24,34 @@ TaskKind taskKindFromName(const std::string& name) {
     throw std::invalid_argument("unknown task kind '" + name + "'");
 }
 
+const char* convTemplateName(ConvTemplate t) { return t == ConvTemplate::Packed ? "packed" : "nchw"; }
+
+ConvTemplate convTemplateFromName(const std::string& name) {
+    if (name == "packed") return ConvTemplate::Packed;
+    if (name == "nchw") return ConvTemplate::Nchw;
+    throw std::invalid_argument("unknown conv template '" + name + "' (known: nchw, packed)");
+}
+
+int hostVectorLanes() { return __builtin_cpu_supports("avx512f") ? 16 : 8; }
+
+bool packedTemplateServes(const TuningTask& t, std::string* why) {
+    auto no = [&](const char* reason) {
+        if (why) *why = reason;
+        return false;
+    };
+    if (!t.isConv()) return no("dense has its own template");
+    if (t.kind == TaskKind::Conv2d && t.groups != 1) return no("grouped (not depthwise) convolution");
+    if (t.kind == TaskKind::DepthwiseConv2d && t.outC != t.inC) return no("depthwise with a channel multiplier");
+    return true;
+}
+
+TuningTask withPackedTemplate(TuningTask t, int lanes) {
+    if (!packedTemplateServes(t)) return t;
+    t.convTemplate = ConvTemplate::Packed;
+    t.lanes = lanes > 0 ? lanes : hostVectorLanes();
+    return t;
+}
+
 int64_t TuningTask::outH() const {
     if (!isConv()) return 1;
     return (inH + padTop + padBottom - dilationH * (kernelH - 1) - 1) / strideH + 1;
@@ -57,6 +85,7 @@ std::string TuningTask::key() const {
            << ',' << padRight << ',' << dilationH << ',' << dilationW << ',' << groups;
     else
         os << ':' << m << ',' << n << ',' << k;
+    if (isPacked()) os << ":packed" << lanes;
     return os.str();
 }
 
@@ -94,6 +123,8 @@ nlohmann::json TuningTask::toJson() const {
         j["pads"] = {padTop, padLeft, padBottom, padRight};
         j["dilation"] = {dilationH, dilationW};
         j["groups"] = groups;
+        j["template"] = convTemplateName(convTemplate);
+        if (isPacked()) j["lanes"] = lanes;
     } else {
         j["m"] = m;
         j["n"] = n;
@@ -127,6 +158,8 @@ TuningTask TuningTask::fromJson(const nlohmann::json& j) {
         t.dilationH = j.at("dilation").at(0);
         t.dilationW = j.at("dilation").at(1);
         t.groups = j.at("groups");
+        t.convTemplate = convTemplateFromName(j.value("template", std::string("nchw")));
+        t.lanes = j.value("lanes", 0);
     } else {
         t.m = j.at("m");
         t.n = j.at("n");
@@ -151,6 +184,11 @@ void TuningTask::validate() const {
     if (groups <= 0 || inC % groups || outC % groups) bad("groups must divide input and output channels");
     if (kind == TaskKind::DepthwiseConv2d && groups != inC) bad("depthwise needs groups == input channels");
     if (outH() <= 0 || outW() <= 0) bad("empty output");
+    if (convTemplate == ConvTemplate::Packed) {
+        std::string why;
+        if (!packedTemplateServes(*this, &why)) bad("the packed template cannot serve it: " + why);
+        if (lanes != 8 && lanes != 16) bad("the packed template needs lanes 8 or 16");
+    }
 }
 
 TuningTask makeConv2d(int64_t batch, int64_t inC, int64_t inH, int64_t inW, int64_t outC, int64_t kernel,

@@ -27,6 +27,16 @@ enum class TaskKind { Conv2d, DepthwiseConv2d, Dense };
 const char* taskKindName(TaskKind k);
 TaskKind taskKindFromName(const std::string& name);  // throws std::invalid_argument
 
+// The kernel template a conv task is tuned with (dense has one template).
+//   Nchw:   the first template: NCHW activations, vectors over the output width.
+//   Packed: activations in NCHW[x]c blocks, weights pre-packed to OIHW[i]o, vectors over the
+//           output-channel block, a register tile of output columns x channel vectors
+//           (halide/PackedConv.h). Serves groups == 1 and depthwise with multiplier 1.
+// Both are templates of the same task, so tuners can be compared on either.
+enum class ConvTemplate { Nchw, Packed };
+const char* convTemplateName(ConvTemplate t);
+ConvTemplate convTemplateFromName(const std::string& name);  // throws std::invalid_argument
+
 struct TuningTask {
     TaskKind kind = TaskKind::Conv2d;
     // Conv2d / DepthwiseConv2d
@@ -37,16 +47,24 @@ struct TuningTask {
     // Dense: Y[m][n] = A[m][k] * B[k][n]
     int64_t m = 0, n = 0, k = 0;
 
+    // Template choice (conv only). `lanes` is the packed template's float lanes per vector,
+    // 8 (AVX2) or 16 (AVX-512): the channel block and the target the kernel is compiled for.
+    ConvTemplate convTemplate = ConvTemplate::Nchw;
+    int lanes = 0;
+
     int weight = 1;                  // nodes of the graph that use this task
     std::vector<std::string> nodes;  // their names, in graph order
 
     bool isConv() const { return kind != TaskKind::Dense; }
+    bool isPacked() const { return isConv() && convTemplate == ConvTemplate::Packed; }
+    const char* templateName() const { return isConv() ? convTemplateName(convTemplate) : "dense"; }
     int64_t outH() const;
     int64_t outW() const;
     int64_t reductionLength() const;  // multiply-adds per output element
     int64_t outputElements() const;
     double flops() const;             // 2 x multiply-adds
-    // Canonical text of the shape fields: equal keys = same kernel.
+    // Canonical text of the shape fields (and of the template when it is not the NCHW one):
+    // equal keys = same kernel.
     std::string key() const;
     // One line for humans: "conv2d 1x64x56x56 -> 64 k3x3 s1 p1".
     std::string describe() const;
@@ -59,6 +77,14 @@ struct TuningTask {
 TuningTask makeConv2d(int64_t batch, int64_t inC, int64_t inH, int64_t inW, int64_t outC, int64_t kernel,
                       int64_t stride, int64_t pad, int64_t groups = 1);
 TuningTask makeDense(int64_t m, int64_t n, int64_t k);
+
+// Whether the packed template can serve the task; when not, `why` says so.
+bool packedTemplateServes(const TuningTask& task, std::string* why = nullptr);
+// The task with the packed template at `lanes` (0: the host's widest, hostVectorLanes()) when it
+// serves the task, else unchanged (NCHW; dense stays dense).
+TuningTask withPackedTemplate(TuningTask task, int lanes = 0);
+// Float lanes of the host's widest vectors the kernels use: 16 with AVX-512F, else 8.
+int hostVectorLanes();
 
 // Conv (2-D, NCHW), Gemm and MatMul (B of rank 2) nodes with known shapes become tasks; identical
 // tasks merge (weight = uses). Order: first use in node order. Nodes whose shapes are unknown or

@@ -1,15 +1,91 @@
 #include "tuning/TemplateSpace.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace graphopt::tuning {
 
 namespace {
 const std::vector<int64_t> kVectorWidths = {1, 4, 8, 16};
+
+int64_t roundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+
+// Register tiles of 1..16 columns that fit the output row (larger tiles spill; the tuner learns
+// where, per ISA: AVX-512 has 32 vector registers, AVX2 16).
+std::vector<int64_t> regNValues(const TuningTask& t) {
+    std::vector<int64_t> v;
+    for (int64_t n = 1; n <= std::min<int64_t>(16, t.outW()); ++n) v.push_back(n);
+    return v;
+}
+
+KnobSpace packedSpace(const TuningTask& t) {
+    KnobSpace s;
+    const int64_t L = t.lanes;
+    if (t.kind == TaskKind::DepthwiseConv2d) {
+        std::vector<int64_t> cbn = {L};
+        if (roundUp(t.inC, L) >= 2 * L) cbn.push_back(2 * L);
+        s.addEnum("c_bn", cbn);
+        s.addEnum("reg_n", regNValues(t));
+        s.addEnum("unroll_kw", {0, 1});
+        if (t.padTop + t.padLeft + t.padBottom + t.padRight > 0) s.addEnum("pad_at", {0, 1});
+        s.addEnum("parallel", {0, 1});
+        return s;
+    }
+    // The first conv (RGB) has too few channels to block: one block holds all of them.
+    std::vector<int64_t> icbn;
+    if (t.inC < 8) {
+        icbn = {t.inC};
+    } else {
+        for (int64_t b : {8, 16, 32, 64})
+            if (b <= roundUp(t.inC, 8)) icbn.push_back(b);
+    }
+    s.addEnum("ic_bn", icbn);
+    std::vector<int64_t> ocbn = {L};
+    for (int64_t b : {2 * L, 4 * L})
+        if (b <= roundUp(t.outC, L)) ocbn.push_back(b);
+    s.addEnum("oc_bn", ocbn);
+    s.addEnum("reg_n", regNValues(t));
+    if (t.kernelW > 1) s.addEnum("unroll_kw", {0, 1});
+    s.addEnum("order", {0, 1, 2});
+    if (t.padTop + t.padLeft + t.padBottom + t.padRight > 0) s.addEnum("pad_at", {0, 1});
+    s.addEnum("parallel", {0, 1, 2});
+    return s;
+}
+
+bool hasKnob(const KnobSpace& s, const char* name) {
+    for (const auto& k : s.knobs())
+        if (k.name == name) return true;
+    return false;
+}
+}  // namespace
+
+PackedParams decodePacked(const TuningTask& t, const KnobSpace& space, ConfigIndex config) {
+    const KnobIndices k = space.decode(config);
+    auto get = [&](const char* name, int64_t fallback) { return hasKnob(space, name) ? space.value(k, name) : fallback; };
+    PackedParams p;
+    p.lanes = t.lanes;
+    if (t.kind == TaskKind::DepthwiseConv2d) {
+        p.icBn = p.ocBn = static_cast<int>(get("c_bn", t.lanes));
+    } else {
+        p.icBn = static_cast<int>(get("ic_bn", 8));
+        p.ocBn = static_cast<int>(get("oc_bn", t.lanes));
+        p.order = static_cast<int>(get("order", 0));
+    }
+    p.regN = static_cast<int>(get("reg_n", 1));
+    p.unrollKw = get("unroll_kw", 0) != 0;
+    p.padAt = static_cast<int>(get("pad_at", 0));
+    p.parallel = static_cast<int>(get("parallel", 0));
+    return p;
+}
+
+nlohmann::json PackedParams::toJson() const {
+    return {{"lanes", lanes}, {"ic_bn", icBn},         {"oc_bn", ocBn},     {"reg_n", regN},
+            {"unroll_kw", unrollKw}, {"order", order}, {"pad_at", padAt}, {"parallel", parallel}};
 }
 
 KnobSpace templateSpace(const TuningTask& task) {
     task.validate();
+    if (task.isPacked()) return packedSpace(task);
     KnobSpace s;
     switch (task.kind) {
         case TaskKind::Conv2d:
@@ -46,6 +122,20 @@ KnobSpace templateSpace(const TuningTask& task) {
 }
 
 ScheduleParams decodeSchedule(const TuningTask& task, const KnobSpace& space, ConfigIndex config) {
+    if (task.isPacked()) {
+        const PackedParams pp = decodePacked(task, space, config);
+        ScheduleParams p;
+        p.tileC = pp.ocBn;
+        p.tileW = pp.regN;
+        p.tileR = task.kind == TaskKind::DepthwiseConv2d ? 1 : pp.icBn;
+        p.vec = pp.lanes;
+        p.unrollC = true;
+        p.unrollK = pp.unrollKw;
+        p.order = 0;
+        p.parallel = true;
+        p.padAt = pp.padAt == 0 ? 2 : 1;
+        return p;
+    }
     const KnobIndices k = space.decode(config);
     ScheduleParams p;
     p.vec = static_cast<int>(space.value(k, "vec"));
@@ -108,9 +198,10 @@ std::vector<double> scheduleFeatures(const TuningTask& t, const KnobSpace& space
     if (p.unrollK)
         unrolled *= static_cast<double>(t.kind == TaskKind::DepthwiseConv2d ? t.kernelH * t.kernelW : t.kernelW);
     // Output tiles (the work the parallel loop shares out).
-    const double tiles = t.isConv() ? static_cast<double>(t.outC / p.tileC) * static_cast<double>(t.outH() / p.tileH) *
-                                          static_cast<double>(t.outW() / p.tileW)
-                                    : static_cast<double>(t.m / p.tileH) * static_cast<double>(t.n / p.tileW);
+    // (Rounded up: the packed template's blocks and tiles need not divide their loops.)
+    auto tilesOf = [](int64_t extent, int64_t tile) { return static_cast<double>((extent + tile - 1) / tile); };
+    const double tiles = t.isConv() ? tilesOf(t.outC, p.tileC) * tilesOf(t.outH(), p.tileH) * tilesOf(t.outW(), p.tileW)
+                                    : tilesOf(t.m, p.tileH) * tilesOf(t.n, p.tileW);
     for (double v : {std::log2(double(p.tileC)), std::log2(double(p.tileH)), std::log2(double(p.tileW)),
                      std::log2(double(p.tileR)), std::log2(vec), double(p.unrollC), double(p.unrollK),
                      double(p.order), double(p.parallel), double(p.padAt), std::log2(bytes), std::log2(acc),

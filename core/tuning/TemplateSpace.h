@@ -17,6 +17,25 @@
 //            1: the reduction loops inside the tile's rows and columns
 //   parallel 0/1: outer tile loops run on all cores
 //   pad_at   0 inline, 1 per tile, 2 whole padded input first (where the zero-padded input is made)
+//
+// The packed template (task.convTemplate == Packed; L = task.lanes, 8 or 16):
+//   conv2d                                         depthwise_conv2d (multiplier 1)
+//   ic_bn     input-channel block: 8..64 (<= the      c_bn      channel block: L, 2L
+//             channels rounded up to 8); the first    reg_n     output columns per register tile
+//             conv (< 8 channels) is not blocked:     unroll_kw 0/1
+//             one block of all its channels           pad_at    0/1 (as conv)
+//   oc_bn     output-channel block: L, 2L, 4L         parallel  0 rows, 1 blocks x rows
+//   reg_n     output columns per register tile, 1-16 (<= output width): the tile keeps
+//             reg_n x oc_bn/L vector accumulators in registers over the whole reduction
+//   unroll_kw 0/1 unroll the kernel width (absent for 1x1)
+//   order     reduction loops, outer to inner: 0 [ic blocks, kh, kw, ic], 1 [ic blocks, kh, ic, kw],
+//             2 [kh, kw, ic blocks, ic]
+//   pad_at    0 the input arrives padded (padded while it was packed, or written with a halo by
+//             the layer before), 1 the kernel makes a padded copy first (timed); absent when the
+//             conv has no padding
+//   parallel  0 rows, 1 output-channel blocks x rows (fused), 2 output-channel blocks
+// Channel counts that the blocks do not divide are zero-padded in the packed layouts (as oneDNN's
+// blocked formats); output widths that reg_n does not divide use shifted last tiles.
 #pragma once
 
 #include "tuning/KnobSpace.h"
@@ -42,7 +61,23 @@ struct ScheduleParams {
     nlohmann::json toJson() const;
 };
 
+// For a packed task, an approximation in the NCHW template's terms (tile_c = oc_bn, tile_w =
+// reg_n, tile_r = ic_bn, vec = lanes), so that the simulated measurer still gives a figure.
 ScheduleParams decodeSchedule(const TuningTask& task, const KnobSpace& space, ConfigIndex config);
+
+// A configuration of the packed template.
+struct PackedParams {
+    int lanes = 16;
+    int icBn = 16;  // input-channel block (depthwise: the channel block)
+    int ocBn = 16;  // output-channel block (depthwise: = icBn)
+    int regN = 1;   // output columns per register tile
+    bool unrollKw = false;
+    int order = 0;
+    int padAt = 0;     // 0 input arrives padded, 1 the kernel pads
+    int parallel = 0;  // 0 rows, 1 oc blocks x rows, 2 oc blocks
+    nlohmann::json toJson() const;
+};
+PackedParams decodePacked(const TuningTask& task, const KnobSpace& space, ConfigIndex config);
 
 // Numeric features of a configuration for learned cost models: each knob's normalized index,
 // then derived loop features (log2 of the tile sizes, vector lanes, unroll flags, reduction

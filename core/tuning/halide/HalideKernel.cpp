@@ -1,10 +1,13 @@
 #include "tuning/halide/HalideKernel.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <Halide.h>
 
 #include "tuning/TemplateSpace.h"
+#include "tuning/halide/PackedConv.h"
+#include "tuning/halide/PackedLayout.h"
 
 namespace graphopt::tuning {
 
@@ -12,12 +15,24 @@ using namespace Halide;
 
 struct HalideKernel::Impl {
     TuningTask task;
-    ImageParam input{Float(32), 4, "input"};
-    ImageParam weights{Float(32), 4, "weights"};
+    ImageParam inputParam{Float(32), 4, "input"};
+    ImageParam weightsParam{Float(32), 4, "weights"};
     ImageParam denseA{Float(32), 2, "a"};
     ImageParam denseB{Float(32), 2, "b"};
     Func out{"out"};
     Pipeline pipeline;
+
+    // Packed template: its parameters, the packed copies of the bound data and its output.
+    bool packed = false;
+    PackedParams pp;
+    PackedConvPipeline pk;
+    std::vector<float> packedInput, packedWeights, packedOutput;
+    Buffer<float> inB, wB, outB;
+
+    // NCHW template and dense: the bound data and the output.
+    const float* input = nullptr;
+    const float* weights = nullptr;
+    std::vector<float> output;
 };
 
 namespace {
@@ -69,11 +84,11 @@ void buildConv(HalideKernel::Impl& k, const ScheduleParams& p) {
     const int W = i32(t.inW), H = i32(t.inH), C = i32(t.inC), N = i32(t.batch);
     const int OW = i32(t.outW()), OH = i32(t.outH()), K = i32(t.outC);
     const int cinG = i32(t.inC / t.groups), coutG = i32(t.outC / t.groups);
-    setDense4(k.input, W, H, C, N);
-    setDense4(k.weights, i32(t.kernelW), i32(t.kernelH), cinG, K);
+    setDense4(k.inputParam, W, H, C, N);
+    setDense4(k.weightsParam, i32(t.kernelW), i32(t.kernelH), cinG, K);
 
     Var x("x"), y("y"), c("c"), n("n");
-    Func padded = BoundaryConditions::constant_exterior(k.input, 0.0f, {{0, W}, {0, H}, {0, C}, {0, N}});
+    Func padded = BoundaryConditions::constant_exterior(k.inputParam, 0.0f, {{0, W}, {0, H}, {0, C}, {0, N}});
     const bool depthwise = t.kind == TaskKind::DepthwiseConv2d;
 
     Func conv("conv");
@@ -85,12 +100,12 @@ void buildConv(HalideKernel::Impl& k, const ScheduleParams& p) {
         const int mult = K / C;
         Expr ic = mult == 1 ? Expr(c) : c / mult;
         conv(x, y, c, n) += padded(sx + r.x * i32(t.dilationW), sy + r.y * i32(t.dilationH), ic, n) *
-                            k.weights(r.x, r.y, 0, c);
+                            k.weightsParam(r.x, r.y, 0, c);
     } else {
         r = RDom(0, i32(t.kernelW), 0, i32(t.kernelH), 0, cinG, "r");
         Expr ic = t.groups == 1 ? Expr(r.z) : (c / coutG) * cinG + r.z;
         conv(x, y, c, n) += padded(sx + r.x * i32(t.dilationW), sy + r.y * i32(t.dilationH), ic, n) *
-                            k.weights(r.x, r.y, r.z, c);
+                            k.weightsParam(r.x, r.y, r.z, c);
     }
     k.out(x, y, c, n) = conv(x, y, c, n);
     setOutput4(k.out, OW, OH, K, N);
@@ -189,16 +204,49 @@ void buildDense(HalideKernel::Impl& k, const ScheduleParams& p) {
 
 }  // namespace
 
-HalideKernel::HalideKernel(const TuningTask& task, ConfigIndex config) : impl_(std::make_unique<Impl>()) {
+namespace {
+
+// The JIT target for a packed task: its lanes decide the ISA, so that the AVX2 variant (8 lanes)
+// is compiled and run as AVX2 even on an AVX-512 machine.
+Target targetFor(const TuningTask& task) {
+    Target t = get_jit_target_from_environment();
+    if (!task.isPacked()) return t;
+    const bool hostHas512 = t.has_feature(Target::AVX512) || t.has_feature(Target::AVX512_Skylake);
+    if (task.lanes == 16 && !hostHas512) throw std::runtime_error("the 16-lane packed template needs AVX-512");
+    if (task.lanes == 8) {
+        for (auto f : {Target::AVX512, Target::AVX512_KNL, Target::AVX512_Skylake, Target::AVX512_Cannonlake,
+                       Target::AVX512_SapphireRapids})
+            t = t.without_feature(f);
+    }
+    return t;
+}
+
+std::vector<int> extentsOf(std::initializer_list<int64_t> e) {
+    std::vector<int> v;
+    for (int64_t x : e) v.push_back(i32(x));
+    return v;
+}
+
+}  // namespace
+
+HalideKernel::HalideKernel(const TuningTask& task, ConfigIndex config, KernelOptions options)
+    : impl_(std::make_unique<Impl>()) {
     impl_->task = task;
     try {
         const KnobSpace space = templateSpace(task);
-        const ScheduleParams p = decodeSchedule(task, space, config);
-        if (task.isConv())
-            buildConv(*impl_, p);
-        else
-            buildDense(*impl_, p);
-        impl_->pipeline.compile_jit(get_jit_target_from_environment());
+        if (task.isPacked()) {
+            impl_->packed = true;
+            impl_->pp = decodePacked(task, space, config);
+            definePackedConv(task, impl_->pp, impl_->pk, options.dropLastBlock);
+            impl_->pipeline = Pipeline(impl_->pk.out);
+        } else {
+            const ScheduleParams p = decodeSchedule(task, space, config);
+            if (task.isConv())
+                buildConv(*impl_, p);
+            else
+                buildDense(*impl_, p);
+        }
+        impl_->pipeline.compile_jit(targetFor(task));
     } catch (const Halide::Error& e) {
         throw std::runtime_error(std::string("Halide compile failed: ") + e.what());
     }
@@ -206,28 +254,71 @@ HalideKernel::HalideKernel(const TuningTask& task, ConfigIndex config) : impl_(s
 
 HalideKernel::~HalideKernel() = default;
 
-void HalideKernel::run(const float* input, const float* weights, float* output) {
-    const TuningTask& t = impl_->task;
+void HalideKernel::bind(const float* input, const float* weights) {
+    Impl& k = *impl_;
+    const TuningTask& t = k.task;
+    if (!k.packed) {
+        k.input = input;
+        k.weights = weights;
+        k.output.assign(static_cast<size_t>(t.outputElements()), 0.0f);
+        return;
+    }
+    const PackedShape s = packedShape(t, k.pp);
+    k.packedInput = packInput(t, k.pp, input);
+    k.packedWeights = packWeights(t, k.pp, weights);
+    k.packedOutput.assign(static_cast<size_t>(s.outputSize), 0.0f);
+    k.inB = Buffer<float>(k.packedInput.data(), extentsOf({k.pp.icBn, s.inW, s.inH, s.icBlocks, t.batch}));
+    if (t.kind == TaskKind::DepthwiseConv2d) {
+        k.wB = Buffer<float>(k.packedWeights.data(), extentsOf({k.pp.icBn, t.kernelW, t.kernelH, s.icBlocks}));
+        k.pk.dwWeights.set(k.wB);
+    } else {
+        k.wB = Buffer<float>(k.packedWeights.data(),
+                             extentsOf({k.pp.ocBn, k.pp.icBn, t.kernelW, t.kernelH, s.icBlocks, s.ocBlocks}));
+        k.pk.weights.set(k.wB);
+    }
+    k.pk.input.set(k.inB);
+    k.outB = Buffer<float>(k.packedOutput.data(), extentsOf({k.pp.ocBn, t.outW(), t.outH(), s.ocBlocks, t.batch}));
+}
+
+void HalideKernel::run() {
+    Impl& k = *impl_;
+    const TuningTask& t = k.task;
     try {
-        if (t.isConv()) {
-            Buffer<float> in(const_cast<float*>(input), i32(t.inW), i32(t.inH), i32(t.inC), i32(t.batch));
-            Buffer<float> w(const_cast<float*>(weights), i32(t.kernelW), i32(t.kernelH), i32(t.inC / t.groups),
+        if (k.packed) {
+            k.pipeline.realize(k.outB);
+        } else if (t.isConv()) {
+            Buffer<float> in(const_cast<float*>(k.input), i32(t.inW), i32(t.inH), i32(t.inC), i32(t.batch));
+            Buffer<float> w(const_cast<float*>(k.weights), i32(t.kernelW), i32(t.kernelH), i32(t.inC / t.groups),
                             i32(t.outC));
-            Buffer<float> o(output, i32(t.outW()), i32(t.outH()), i32(t.outC), i32(t.batch));
-            impl_->input.set(in);
-            impl_->weights.set(w);
-            impl_->pipeline.realize(o);
+            Buffer<float> o(k.output.data(), i32(t.outW()), i32(t.outH()), i32(t.outC), i32(t.batch));
+            k.inputParam.set(in);
+            k.weightsParam.set(w);
+            k.pipeline.realize(o);
         } else {
-            Buffer<float> a(const_cast<float*>(input), i32(t.k), i32(t.m));
-            Buffer<float> b(const_cast<float*>(weights), i32(t.n), i32(t.k));
-            Buffer<float> o(output, i32(t.n), i32(t.m));
-            impl_->denseA.set(a);
-            impl_->denseB.set(b);
-            impl_->pipeline.realize(o);
+            Buffer<float> a(const_cast<float*>(k.input), i32(t.k), i32(t.m));
+            Buffer<float> b(const_cast<float*>(k.weights), i32(t.n), i32(t.k));
+            Buffer<float> o(k.output.data(), i32(t.n), i32(t.m));
+            k.denseA.set(a);
+            k.denseB.set(b);
+            k.pipeline.realize(o);
         }
     } catch (const Halide::Error& e) {
         throw std::runtime_error(std::string("Halide runtime error: ") + e.what());
     }
+}
+
+void HalideKernel::readOutput(float* output) const {
+    const Impl& k = *impl_;
+    if (k.packed)
+        unpackOutput(k.task, k.pp, k.packedOutput.data(), output);
+    else
+        std::copy(k.output.begin(), k.output.end(), output);
+}
+
+void HalideKernel::run(const float* input, const float* weights, float* output) {
+    bind(input, weights);
+    run();
+    readOutput(output);
 }
 
 }  // namespace graphopt::tuning
