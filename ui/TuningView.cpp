@@ -51,14 +51,14 @@ TuningView::TuningView(QWidget* parent) : QWidget(parent) {
     projector_ = new BackgroundJob(this);
     buildUi();
     connect(projector_, &BackgroundJob::finished, this, [this] {
-        using Fitted = std::vector<std::pair<std::shared_ptr<tuning::KnobSpace>, tuning::KnobProjection>>;
+        using Fitted = std::map<std::string, std::pair<std::shared_ptr<const tuning::KnobSpace>, tuning::KnobProjection>>;
         const auto* fitted = projector_->resultAs<Fitted>();
         if (!fitted) return;
-        for (size_t task = 0; task < fitted->size(); ++task) {
-            if (projections_.count(int(task))) continue;  // a run needed it first
+        for (const auto& [key, fit] : *fitted) {
+            if (projections_.count(key)) continue;  // a run needed it first
             // The projection points at the space it was fitted on, which the shared pointer keeps.
-            spaces_[int(task)] = (*fitted)[task].first;
-            projections_[int(task)] = std::make_unique<tuning::KnobProjection>((*fitted)[task].second);
+            spaces_[key] = fit.first;
+            projections_[key] = std::make_unique<tuning::KnobProjection>(fit.second);
         }
     });
     connect(job_, &BackgroundJob::progress, this, &TuningView::onProgress);
@@ -87,7 +87,7 @@ TuningView::TuningView(QWidget* parent) : QWidget(parent) {
                 state_[i].libtorchLatencyS = r->libtorch[i]->medianS;
             }
         peakGflops_ = r->peak.gflopsAll;
-        refreshTable();
+        for (int task = 0; task < int(state_.size()); ++task) updateTaskRow(task);  // keeps the selection
         updateReferences();
         emit referencesMeasured();
     });
@@ -149,6 +149,9 @@ void TuningView::buildUi() {
     params_->setObjectName("tunerParams");
     params_->setPlaceholderText(tr("tuner parameters as JSON, e.g. {\"plan_size\": 16}"));
     params_->setClearButtonEnabled(true);
+    connect(measurer_, &QComboBox::currentIndexChanged, this, [this] {
+        for (int task = 0; task < int(tasks_.size()); ++task) updateTaskRow(task);
+    });
     auto paramsTip = [this] { params_->setToolTip(tuner_->currentData(Qt::ToolTipRole).toString()); };
     connect(tuner_, &QComboBox::currentIndexChanged, this, paramsTip);
     paramsTip();
@@ -249,15 +252,18 @@ void TuningView::setModel(std::shared_ptr<const Graph> graph, const QString& pat
     skippedLabel_->setVisible(!skipped.isEmpty());
     status_->setText(tasks_.empty() ? tr("This model has no tunable operators (Conv, Gemm, MatMul).")
                                     : tr("%1 tasks. Pick one, or every task, and press Tune.").arg(tasks_.size()));
-    // Every task's 2-D projection, fitted off the GUI thread (a few milliseconds in all).
+    // Every task's 2-D projection, for both conv templates, fitted off the GUI thread (a few
+    // milliseconds in all).
     const auto tasks = tasks_;
     projector_->start([tasks](JobContext& ctx) -> std::any {
-        std::vector<std::pair<std::shared_ptr<tuning::KnobSpace>, tuning::KnobProjection>> out;
-        for (const auto& t : tasks) {
-            if (ctx.cancelled()) return {};
-            auto space = std::make_shared<tuning::KnobSpace>(tuning::templateSpace(t));
-            out.push_back({space, tuning::KnobProjection::fit(*space)});
-        }
+        std::map<std::string, std::pair<std::shared_ptr<const tuning::KnobSpace>, tuning::KnobProjection>> out;
+        for (const auto& base : tasks)
+            for (const auto& t : {base, tuning::withPackedTemplate(base)}) {
+                if (ctx.cancelled()) return {};
+                if (out.count(t.key())) continue;
+                auto space = std::make_shared<const tuning::KnobSpace>(tuning::templateSpace(t));
+                out[t.key()] = {space, tuning::KnobProjection::fit(*space)};
+            }
         return out;
     });
     if (isVisible()) measureReferences();
@@ -308,7 +314,6 @@ void TuningView::refreshTable() {
         row[Shape]->setText(QString::fromStdString(shape.substr(shape.find(' ') + 1)));
         row[Mflop]->setText(number(t.flops() / 1e6, 1));
         row[Uses]->setData(t.weight, Qt::DisplayRole);
-        row[Space]->setText(QLocale().toString(qlonglong(tuning::templateSpace(t).size())));
         model_->appendRow(row);
         updateTaskRow(int(i));
     }
@@ -319,6 +324,11 @@ void TuningView::updateTaskRow(int task) {
     if (task < 0 || task >= model_->rowCount()) return;
     const TaskState& s = state_[size_t(task)];
     auto set = [&](int column, const QString& text) { model_->item(task, column)->setText(text); };
+    // The space of the template the chosen measurer tunes: packed with real kernels, NCHW simulated.
+    const tuning::TuningTask& base = tasks_[size_t(task)];
+    const tuning::TuningTask t = measurer_->currentData() == "halide" ? tuning::withPackedTemplate(base) : base;
+    set(Space, QLocale().toString(qlonglong(tuning::templateSpace(t).size())));
+    model_->item(task, Space)->setToolTip(tr("template: %1").arg(QString::fromStdString(t.templateName())));
     set(Best, s.bestGflops ? number(*s.bestGflops, 1) + (s.simulated ? tr(" (simulated)") : QString()) : QString("-"));
     set(Libtorch, s.libtorchGflops ? number(*s.libtorchGflops, 1) : QString("-"));
     set(Ratio, s.bestLatencyS && s.libtorchLatencyS && !s.simulated ? number(*s.libtorchLatencyS / *s.bestLatencyS, 2)
@@ -402,15 +412,15 @@ void TuningView::updateReferences() {
     convergence_->setReferences(peakGflops_, torch);
 }
 
-const tuning::KnobProjection* TuningView::projectionFor(int task) {
-    auto it = projections_.find(task);
+const tuning::KnobProjection* TuningView::projectionFor(const tuning::TuningTask& task) {
+    auto it = projections_.find(task.key());
     if (it != projections_.end()) return it->second.get();
     // Not fitted yet (a run started within milliseconds of opening the model): fit it now.
-    auto space = std::make_shared<const tuning::KnobSpace>(tuning::templateSpace(tasks_[size_t(task)]));
+    auto space = std::make_shared<const tuning::KnobSpace>(tuning::templateSpace(task));
     auto projection = std::make_unique<tuning::KnobProjection>(tuning::KnobProjection::fit(*space));
     const tuning::KnobProjection* p = projection.get();
-    spaces_[task] = space;
-    projections_[task] = std::move(projection);
+    spaces_[task.key()] = space;
+    projections_[task.key()] = std::move(projection);
     return p;
 }
 
@@ -468,8 +478,7 @@ bool TuningView::startTask(int task) {
                    {"batch_size", batch_->value()},
                    {"tuner_params", tunerParams}};
     // The run is made here so that a bad spec is refused before anything is stored.
-    const tuning::KnobProjection* projection = projectionFor(task);
-    std::shared_ptr<Run> run;
+    std::shared_ptr<tuning::TuningRun> run;
     QString error;
     try {
         auto graph = graph_;
@@ -478,6 +487,9 @@ bool TuningView::startTask(int task) {
     } catch (const std::exception& e) {
         error = QString::fromStdString(e.what());
     }
+    // Drawn in the space of the template the run uses (packed with real measurements).
+    const tuning::TuningTask effective = run ? run->task() : tasks_[size_t(task)];
+    const tuning::KnobProjection* projection = projectionFor(effective);
     if (!run || !job_->startRun(run, dbPath_, &error)) {
         status_->setText(tr("Cannot start: %1").arg(error));
         return false;
@@ -488,6 +500,7 @@ bool TuningView::startTask(int task) {
     const bool simulated = spec.params["measurer"] == "sim";
     RunView view;
     view.task = task;
+    view.taskKey = effective.key();
     view.label = tr("%1 #%2 (seed %3%4)")
                      .arg(tuner_->currentData().toString())
                      .arg(job_->runId() >= 0 ? QString::number(job_->runId()) : tr("unstored"))
@@ -579,8 +592,8 @@ void TuningView::cancel() {
 void TuningView::showRun(qint64 key) {
     auto it = runs_.find(key);
     if (it == runs_.end()) return;
-    clusters_->setDescriber([this, task = it->second.task](int64_t config) {
-        auto s = spaces_.find(task);
+    clusters_->setDescriber([this, key = it->second.taskKey](int64_t config) {
+        auto s = spaces_.find(key);
         return s == spaces_.end() ? QString() : QString::fromStdString(s->second->describeText(config));
     });
     clusters_->setFrames(it->second.frames.get(), true);
@@ -604,13 +617,18 @@ bool TuningView::openStoredRun(qint64 runId, QString* error) {
         if (task < 0) return fail(tr("Run %1 tuned %2, which is not a task of this model.").arg(runId).arg(QString::fromStdString(taskName)));
         RunView view;
         view.task = task;
-        const bool simulated = s.run.spec.value("params", nlohmann::json::object()).value("measurer", "") == "sim";
+        const nlohmann::json params = s.run.spec.value("params", nlohmann::json::object());
+        const bool simulated = params.value("measurer", "") == "sim";
+        // Runs before the packed template (no "template") used the NCHW one.
+        tuning::TuningTask effective = tasks_[size_t(task)];
+        if (params.value("template", "nchw") == "packed") effective = tuning::withPackedTemplate(effective);
+        view.taskKey = effective.key();
         view.label = tr("%1 #%2 (seed %3%4, stored)")
                          .arg(QString::fromStdString(s.run.engine))
                          .arg(runId)
                          .arg(s.run.seed)
                          .arg(simulated ? tr(", simulated") : QString());
-        view.frames = std::make_unique<TuningFrames>(projectionFor(task));
+        view.frames = std::make_unique<TuningFrames>(projectionFor(effective));
         for (const auto& m : store.measurements(runId)) view.frames->addMeasurement(m);
         for (const auto& e : store.events(runId)) view.frames->addEvent(e);
         convergence_->setRun(runId, view.label, view.frames->convergence());

@@ -95,6 +95,7 @@ private:
     };
     struct RunView {
         int task = -1;
+        std::string taskKey;  // the task with the template the run used
         QString label;
         std::unique_ptr<TuningFrames> frames;
     };
@@ -104,7 +105,7 @@ private:
     void updateTaskRow(int task);
     void updateEnabled();
     void onTaskSelected();
-    const tuning::KnobProjection* projectionFor(int task);
+    const tuning::KnobProjection* projectionFor(const tuning::TuningTask& task);
     bool startTask(int task);
     void onJobFinished();
     void onProgress(const QVector<ProgressEvent>& events);
@@ -117,10 +118,10 @@ private:
     std::vector<tuning::TuningTask> tasks_;
     std::vector<std::string> skipped_;
     std::vector<TaskState> state_;
-    // Per task: its knob space and the projection fitted on it (kept for the view's lifetime, so
-    // frames can point at them).
-    std::map<int, std::shared_ptr<const tuning::KnobSpace>> spaces_;
-    std::map<int, std::unique_ptr<tuning::KnobProjection>> projections_;
+    // Per task and template (TuningTask::key()): its knob space and the projection fitted on it
+    // (kept for the view's lifetime, so frames can point at them).
+    std::map<std::string, std::shared_ptr<const tuning::KnobSpace>> spaces_;
+    std::map<std::string, std::unique_ptr<tuning::KnobProjection>> projections_;
     std::map<qint64, RunView> runs_;  // by chart key (the store's run id, or a negative key unrecorded)
     qint64 currentKey_ = 0, nextLocalKey_ = -1;
     int currentTask_ = -1;
