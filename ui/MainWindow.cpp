@@ -196,6 +196,7 @@ void MainWindow::buildDocks() {
     proxy_->setFilterKeyColumn(-1);  // match name, op or shape
     connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
     table_ = new QTableView(nodesPanel);
+    table_->setObjectName("nodeTable");
     table_->setModel(proxy_);
     table_->setSortingEnabled(true);
     table_->sortByColumn(NodeTableModel::Index, Qt::AscendingOrder);  // file order until the user sorts

@@ -42,7 +42,7 @@ TEST(MainWindow, OpensABundledModelAndListsItsNodes) {
     ASSERT_TRUE(loaded.wait(30000));
     ASSERT_NE(w.graph(), nullptr);
     EXPECT_EQ(w.graph()->nodeCount(), 49u);
-    auto* table = w.findChild<QTableView*>();
+    auto* table = w.findChild<QTableView*>("nodeTable");
     ASSERT_NE(table, nullptr);
     EXPECT_EQ(table->model()->rowCount(), 49);
     EXPECT_EQ(table->model()->index(0, 2).data().toString(), "Conv");
