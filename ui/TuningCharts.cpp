@@ -265,7 +265,7 @@ int ClusterScatter::fadedPointCount() const { return faded_->count(); }
 int ClusterScatter::clusterColourCount() const {
     std::set<QRgb> colours;
     for (auto* s : clusterSeries_)
-        if (s->count() > 0 && s->name() != tr("not clustered")) colours.insert(s->color().rgb());
+        if (s->count() > 0 && s->name().isEmpty()) colours.insert(s->color().rgb());
     return int(colours.size());
 }
 
@@ -323,11 +323,9 @@ void ClusterScatter::onClick(const QPointF& p) {
 }
 
 void ClusterScatter::redraw() {
-    for (auto* s : clusterSeries_) {
-        scatterView_->chart()->removeSeries(s);
-        delete s;
-    }
-    clusterSeries_.clear();
+    // Cluster series are kept and refilled, not re-created: adding and removing series makes the
+    // chart lay out its legend and axes again, the slowest part of a redraw.
+    for (auto* s : clusterSeries_) s->clear();
     faded_->clear();
     representatives_->clear();
     loss_->clear();
@@ -367,32 +365,33 @@ void ClusterScatter::redraw() {
         if (p.representative) picks.append(p.at);
         extend(p.at);
     }
+    size_t used = 0;
     for (const auto& [cluster, pts] : byCluster) {
-        auto* s = new QScatterSeries();
-        s->setMarkerSize(9);
-        s->setBorderColor(QColor(0, 0, 0, 0));
-        if (cluster >= 0) {
-            s->setColor(clusterColor(cluster));
-        } else {
-            s->setColor(QColor(120, 120, 120, 190));
-            s->setName(tr("not clustered"));
+        if (used == clusterSeries_.size()) {
+            auto* s = new QScatterSeries();
+            s->setMarkerSize(9);
+            s->setBorderColor(QColor(0, 0, 0, 0));
+            scatterView_->chart()->addSeries(s);
+            s->attachAxis(sx_);
+            s->attachAxis(sy_);
+            connect(s, &QScatterSeries::hovered, this, &ClusterScatter::onHover);
+            connect(s, &QScatterSeries::clicked, this, &ClusterScatter::onClick);
+            clusterSeries_.push_back(s);
         }
-        s->replace(pts);
-        scatterView_->chart()->addSeries(s);
-        s->attachAxis(sx_);
-        s->attachAxis(sy_);
-        connect(s, &QScatterSeries::hovered, this, &ClusterScatter::onHover);
-        connect(s, &QScatterSeries::clicked, this, &ClusterScatter::onClick);
+        QScatterSeries* s = clusterSeries_[used++];
+        s->setColor(cluster >= 0 ? clusterColor(cluster) : QColor(120, 120, 120, 190));
+        s->setName(cluster >= 0 ? QString() : tr("not clustered"));
         // The colours speak for themselves (hover names the cluster); the legend keeps the fixed entries.
-        if (cluster >= 0)
-            for (auto* marker : scatterView_->chart()->legend()->markers(s)) marker->setVisible(false);
-        clusterSeries_.push_back(s);
+        for (auto* marker : scatterView_->chart()->legend()->markers(s)) marker->setVisible(cluster < 0);
+        s->replace(pts);
     }
-    // The picks stay on top of the cluster colours.
-    scatterView_->chart()->removeSeries(representatives_);
-    scatterView_->chart()->addSeries(representatives_);
-    representatives_->attachAxis(sx_);
-    representatives_->attachAxis(sy_);
+    // The picks stay on top of the cluster colours (moved up only when a new series went above them).
+    if (scatterView_->chart()->series().back() != representatives_) {
+        scatterView_->chart()->removeSeries(representatives_);
+        scatterView_->chart()->addSeries(representatives_);
+        representatives_->attachAxis(sx_);
+        representatives_->attachAxis(sy_);
+    }
     representatives_->replace(picks);
     if (x0 > x1) x0 = -1, x1 = 1, y0 = -1, y1 = 1;
     fitAxis(sx_, x0, x1);

@@ -90,6 +90,15 @@ TuningView::TuningView(QWidget* parent) : QWidget(parent) {
         for (int task = 0; task < int(state_.size()); ++task) updateTaskRow(task);  // keeps the selection
         updateReferences();
         emit referencesMeasured();
+        if (startWhenReferencesDone_) {
+            startWhenReferencesDone_ = false;
+            if (!queue_.empty()) {
+                const int first = queue_.front();
+                queue_.erase(queue_.begin());
+                if (!startTask(first)) queue_.clear();
+            }
+            updateEnabled();
+        }
     });
     updateEnabled();
 }
@@ -99,7 +108,7 @@ TuningView::~TuningView() = default;
 void TuningView::buildUi() {
     model_ = new QStandardItemModel(0, ColumnCount, this);
     model_->setHorizontalHeaderLabels({tr("#"), tr("op"), tr("shapes"), tr("MFLOP"), tr("uses"), tr("configs"),
-                                       tr("best GFLOP/s"), tr("libtorch GFLOP/s"), tr("tuned / libtorch"), tr("tuner"),
+                                       tr("best GFLOP/s"), tr("libtorch GFLOP/s"), tr("x libtorch"), tr("tuner"),
                                        tr("state")});
     table_ = new QTableView(this);
     table_->setObjectName("tuningTasks");
@@ -111,7 +120,7 @@ void TuningView::buildUi() {
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setSectionResizeMode(Shape, QHeaderView::Stretch);
     table_->setToolTip(tr("libtorch GFLOP/s: torch's own conv2d/mm on the same shapes, the faster of 1 thread and all "
-                          "cores; tuned / libtorch > 1 means the tuned kernel is faster"));
+                          "cores; x libtorch: libtorch's time / the tuned kernel's (above 1: the tuned kernel is faster)"));
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this] { onTaskSelected(); });
     skippedLabel_ = new QLabel(this);
     skippedLabel_->setWordWrap(true);
@@ -382,10 +391,10 @@ void TuningView::setSeed(int seed) { seed_->setValue(seed); }
 void TuningView::setBatchSize(int n) { batch_->setValue(n); }
 void TuningView::setTunerParams(const QString& json) { params_->setText(json); }
 
-bool TuningView::isRunning() const { return job_->isRunning(); }
+bool TuningView::isRunning() const { return job_->isRunning() || startWhenReferencesDone_; }
 
 void TuningView::updateEnabled() {
-    const bool running = job_->isRunning() || !queue_.empty();
+    const bool running = isRunning() || !queue_.empty();
     start_->setEnabled(!running && !tasks_.empty());
     cancel_->setEnabled(running);
     addStored_->setEnabled(!tasks_.empty() && !dbPath_.isEmpty());
@@ -442,6 +451,13 @@ bool TuningView::startTuning() {
         queue_.push_back(task);
     }
     measureReferences();
+    if (references_->isRunning() && measurer_->currentData() == "halide") {
+        // Real measurements wait for libtorch's and the peak's: both would be wrong side by side.
+        startWhenReferencesDone_ = true;
+        status_->setText(tr("Timing libtorch on every task and the machine's FMA peak first ..."));
+        updateEnabled();
+        return true;
+    }
     const int first = queue_.front();
     queue_.erase(queue_.begin());
     if (!startTask(first)) {
@@ -585,8 +601,15 @@ const TuningFrames* TuningView::framesOf(qint64 runId) const {
 }
 
 void TuningView::cancel() {
+    const bool waiting = startWhenReferencesDone_;
+    startWhenReferencesDone_ = false;
     queue_.clear();
     job_->cancel();
+    if (waiting) {
+        status_->setText(tr("Cancelled before it started."));
+        updateEnabled();
+        emit allTuningFinished();
+    }
 }
 
 void TuningView::showRun(qint64 key) {

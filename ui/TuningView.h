@@ -128,6 +128,7 @@ private:
     std::vector<int> queue_;  // tasks left of an "all" run
     double peakGflops_ = 0;
     bool referencesStarted_ = false;
+    bool startWhenReferencesDone_ = false;  // a run waits: measurements must not overlap the references'
     int64_t budget_ = 0;
 
     QTableView* table_ = nullptr;

@@ -106,8 +106,8 @@ int main(int argc, char** argv) {
         };
         if (!tuners.isEmpty())
             QObject::connect(window.tuningView(), &graphopt::ui::TuningView::allTuningFinished, &window,
-                             [nextTune, tuners, grabAndQuit] {
-                                 if (*nextTune >= tuners.size()) grabAndQuit();
+                             [&window, nextTune, tuners, grabAndQuit] {
+                                 if (*nextTune >= tuners.size() && !window.tuningView()->isRunning()) grabAndQuit();
                              });
         else if (engines.isEmpty())
             QObject::connect(&window, &graphopt::ui::MainWindow::layoutReady, &window, grabAndQuit);
