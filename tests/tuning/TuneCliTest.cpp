@@ -109,3 +109,26 @@ TEST(TuneCli, AutoTvmWithAdaptiveSamplingStoresItsClusters) {
     EXPECT_EQ(runGraphopt("tune " + resnet18() + " --task 8 --tuner autotvm --measurer sim --no-store" +
                           " --tuner-params '{\"plan_sise\": 16}'").status, 2);
 }
+
+// Real measurements: conv tasks take the packed template, every task is compared with libtorch
+// (interleaved, per thread count) and the model total says tuned / libtorch.
+TEST(TuneCli, RealMeasurementsReportTheTemplateAndLibtorch) {
+    ASSERT_TRUE(std::filesystem::exists(resnet18())) << "resnet18.onnx not bundled (a committed or installed resource is missing)";
+    const Output o = runGraphopt("tune " + resnet18() +
+                                 " --task 4 --tuner random --measurer halide --trials 4 --seed 1 --min-time 0 --json --no-store");
+    ASSERT_EQ(o.status, 0);
+    const auto j = nlohmann::json::parse(o.out);
+    ASSERT_EQ(j["tasks"].size(), 1u);
+    const auto& t = j["tasks"][0];
+    for (const char* key : {"best_gflops", "best_latency_s", "measurements", "best_config"}) EXPECT_TRUE(t.contains(key)) << key;
+    EXPECT_EQ(t["template"], "packed");
+    ASSERT_TRUE(t["libtorch_gflops"].is_number()) << t.dump();
+    EXPECT_GT(t["libtorch_gflops"].get<double>(), 0);
+    ASSERT_TRUE(j["tuned_vs_libtorch"].is_number()) << j.dump();
+    EXPECT_GT(j["tuned_vs_libtorch"].get<double>(), 0);
+    // The old template stays available for the same task.
+    const Output nchw = runGraphopt("tune " + resnet18() +
+                                    " --task 4 --tuner random --measurer halide --template nchw --trials 2 --min-time 0 --json --no-store");
+    ASSERT_EQ(nchw.status, 0);
+    EXPECT_EQ(nlohmann::json::parse(nchw.out)["tasks"][0]["template"], "nchw");
+}
