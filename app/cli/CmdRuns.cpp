@@ -196,11 +196,13 @@ int runsCompare(const ArgList& args) {
         return 0;
     }
 
-    const size_t w = 16;
+    // Rows first, then every column as wide as its longest cell: graph names and figure names of
+    // any length stay apart.
+    std::vector<std::pair<std::string, std::vector<std::string>>> rows;
     auto row = [&](const std::string& label, auto value) {
-        std::cout << pad(label, 20);
-        for (size_t i = 0; i < runs.size(); ++i) std::cout << padLeft(value(i), w);
-        std::cout << "\n";
+        std::vector<std::string> cells;
+        for (size_t i = 0; i < runs.size(); ++i) cells.push_back(value(i));
+        rows.push_back({label, std::move(cells)});
     };
     row("", [&](size_t i) { return "run " + std::to_string(runs[i].run.id); });
     row("engine", [&](size_t i) { return runs[i].run.engine; });
@@ -222,15 +224,24 @@ int runsCompare(const ArgList& args) {
             if (!r || !r->costs.contains(k) || !r->costs[k].is_number()) return std::string("-");
             return number(r->costs[k].get<double>());
         });
-    std::cout << "\nbest so far, aligned by evaluations:\n";
-    std::cout << pad("evaluations", 20);
-    for (const auto& s : runs) std::cout << padLeft("run " + std::to_string(s.run.id), w);
-    std::cout << "\n";
-    for (size_t x = 0; x < curves.evaluations.size(); ++x) {
-        std::cout << pad(std::to_string(curves.evaluations[x]), 20);
-        for (size_t r = 0; r < runs.size(); ++r) std::cout << padLeft(number(curves.best[r][x]), w);
-        std::cout << "\n";
+    const size_t curveRow = rows.size();
+    row("evaluations", [&](size_t i) { return "run " + std::to_string(runs[i].run.id); });
+    for (size_t x = 0; x < curves.evaluations.size(); ++x)
+        row(std::to_string(curves.evaluations[x]), [&](size_t r) { return number(curves.best[r][x]); });
+    size_t labelWidth = 0;
+    std::vector<size_t> width(runs.size(), 0);
+    for (const auto& [label, cells] : rows) {
+        labelWidth = std::max(labelWidth, label.size());
+        for (size_t i = 0; i < cells.size(); ++i) width[i] = std::max(width[i], cells[i].size());
     }
+    auto print = [&](const std::pair<std::string, std::vector<std::string>>& r) {
+        std::cout << pad(r.first, labelWidth);
+        for (size_t i = 0; i < r.second.size(); ++i) std::cout << "  " << padLeft(r.second[i], width[i]);
+        std::cout << "\n";
+    };
+    for (size_t i = 0; i < curveRow; ++i) print(rows[i]);
+    std::cout << "\nbest so far, aligned by evaluations:\n";
+    for (size_t i = curveRow; i < rows.size(); ++i) print(rows[i]);
     if (curves.evaluations.empty()) std::cout << "(no progress events recorded)\n";
     for (const auto& warning : warnings) std::cout << "note: " << warning << "\n";
     return 0;

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
+#include <sstream>
+
 #include "CliSupport.h"
 #include "store/RunStore.h"
 #include "store/SqliteDatabase.h"
@@ -90,6 +93,34 @@ TEST_F(RunsCli, CompareAlignsCurvesByEvaluations) {
     EXPECT_EQ(j["curves"]["evaluations"].size(), 12u);
     EXPECT_TRUE(j["curves"]["runs"][1]["best"][0].is_null());  // run 3 starts later
     EXPECT_EQ(j["runs"][1]["result"]["cost"], 2.5);
+}
+
+TEST_F(RunsCli, CompareKeepsLongNamesAndValuesApart) {
+    {
+        RunStore store(db);
+        const int64_t g = store.addGraph(sampleGraph("efficientnet_b3_with_a_much_longer_file_name"));
+        const int64_t id = store.beginRun(sampleSpec("brkga", 9), g);
+        RunResult result;
+        result.cost = 1.0;
+        result.costs = {{"best_validation_mean_improvement_of_a_long_figure", 0.123456789}};
+        store.setResult(id, result);
+        store.endRun(id, RunStatus::Finished);
+    }
+    auto r = runs({"compare", "1", "4"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    // Every row of the table has its label and one cell per run, however long they are.
+    std::istringstream lines(r.out);
+    std::string line;
+    int checked = 0;
+    while (std::getline(lines, line)) {
+        if (line.rfind("graph ", 0) == 0 || line.rfind("best_validation_mean_improvement_of_a_long_figure", 0) == 0) {
+            std::istringstream cells(line);
+            std::vector<std::string> words{std::istream_iterator<std::string>(cells), {}};
+            EXPECT_EQ(words.size(), 3u) << line;
+            ++checked;
+        }
+    }
+    EXPECT_EQ(checked, 2) << r.out;
 }
 
 TEST_F(RunsCli, ExportCsvAndJsonToFiles) {
