@@ -14,7 +14,8 @@ namespace {
 using namespace graphopt::cli;
 
 void printUsage(std::ostream& os, const std::vector<Command>& all) {
-    os << "usage: graphopt COMMAND [OPTIONS]     (graphopt help COMMAND, or graphopt COMMAND --help, for one)\n\n"
+    os << "usage: graphopt COMMAND [OPTIONS]     (graphopt help COMMAND, or graphopt COMMAND --help, for one;\n"
+          "                                       graphopt --version)\n\n"
           "commands:\n";
     size_t width = 0;
     for (const auto& c : all) width = std::max(width, c.spec.name.size());
@@ -49,6 +50,10 @@ int main(int argc, char** argv) {
     graphopt::tuning::registerLearnedTuners();  // release
     graphopt::registerRegalEngine();            // regal
     const std::vector<Command> all = commands();
+    if (argc == 2 && (!std::strcmp(argv[1], "--version") || !std::strcmp(argv[1], "version"))) {
+        std::cout << "graphopt " << GRAPHOPT_VERSION << "\n";
+        return 0;
+    }
     if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
         printUsage(argc < 2 ? std::cerr : std::cout, all);
         return argc < 2 ? kExitUsage : 0;

@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
     graphopt::tuning::registerLearnedTuners();
     QApplication::setOrganizationName("GraphOptStudio");
     QApplication::setApplicationName("graphopt-studio");
-    QApplication::setApplicationVersion("0.1.0");
+    QApplication::setApplicationVersion(GRAPHOPT_VERSION);
 
     QCommandLineParser parser;
     parser.setApplicationDescription("GraphOpt Studio: placement, scheduling and kernel tuning of computation graphs");

@@ -123,6 +123,9 @@ TEST(Help, UnknownCommandAndBareCallAreUsageErrors) {
     EXPECT_NE(bare.err.find("commands:"), std::string::npos);
     const auto help = runGraphopt("--help");
     EXPECT_EQ(help.status, 0);
+    const auto version = runGraphopt("--version");
+    EXPECT_EQ(version.status, 0);
+    EXPECT_EQ(version.out.rfind("graphopt ", 0), 0u) << version.out;
     for (const auto& spec : everySpec())
         if (spec.name.rfind("runs ", 0) != 0) EXPECT_NE(help.out.find("  " + spec.name + " "), std::string::npos) << spec.name;
 }
