@@ -52,16 +52,22 @@ const char* paramTypeName(ParamSpec::Type t) {
     return "value";
 }
 
-std::string ParamSpec::describeRange() const {
-    std::string s = paramTypeName(type);
+std::string ParamSpec::allowedValues() const {
     if (!choices.empty()) {
-        s = "one of ";
+        std::string s = "one of ";
         for (size_t i = 0; i < choices.size(); ++i) s += (i ? "|" : "") + choices[i];
+        return s;
     }
+    std::string s = paramTypeName(type);
     if (type == Type::Integer)
         s += " in [" + std::to_string(int64_t(min)) + ", " + std::to_string(int64_t(max)) + "]";
     else if (type == Type::Number)
         s += " in [" + formatNumber(min) + ", " + formatNumber(max) + "]";
+    return s;
+}
+
+std::string ParamSpec::describeRange() const {
+    std::string s = allowedValues();
     if (!defaultValue.is_null())
         s += ", default " + (defaultValue.is_number_float() ? formatNumber(defaultValue.get<double>()) : defaultValue.dump());
     return s;
@@ -94,19 +100,13 @@ void checkParams(const std::string& owner, const std::vector<ParamSpec>& specs, 
                                         (known.empty() ? "none" : known) + ")");
         }
         const nlohmann::json& v = it.value();
-        auto refuse = [&] { throw std::invalid_argument(owner + ": " + spec->name + " must be " + [&] {
-                                std::string what = paramTypeName(spec->type);
-                                const std::string article =
-                                    (spec->type == ParamSpec::Type::Integer || spec->type == ParamSpec::Type::Object)
-                                        ? "an "
-                                        : "a ";
-                                if (spec->type == ParamSpec::Type::Integer)
-                                    what += " in [" + std::to_string(int64_t(spec->min)) + ", " +
-                                            std::to_string(int64_t(spec->max)) + "]";
-                                if (spec->type == ParamSpec::Type::Number)
-                                    what += " in [" + formatNumber(spec->min) + ", " + formatNumber(spec->max) + "]";
-                                return article + what;
-                            }() + ", not " + v.dump()); };
+        auto refuse = [&] {
+            const char* article = !spec->choices.empty()                                                      ? ""
+                                  : spec->type == ParamSpec::Type::Integer || spec->type == ParamSpec::Type::Object ? "an "
+                                                                                                                  : "a ";
+            throw std::invalid_argument(owner + ": " + spec->name + " must be " + article + spec->allowedValues() +
+                                        ", not " + v.dump());
+        };
         switch (spec->type) {
             case ParamSpec::Type::Integer: {
                 if (!v.is_number()) refuse();
@@ -124,13 +124,9 @@ void checkParams(const std::string& owner, const std::vector<ParamSpec>& specs, 
                 if (!v.is_boolean()) refuse();
                 break;
             case ParamSpec::Type::String:
-                if (!v.is_string()) refuse();
-                if (!spec->choices.empty() &&
-                    std::find(spec->choices.begin(), spec->choices.end(), v.get<std::string>()) == spec->choices.end()) {
-                    std::string list;
-                    for (const auto& c : spec->choices) list += (list.empty() ? "" : "|") + c;
-                    throw std::invalid_argument(owner + ": " + spec->name + " must be one of " + list + ", not " + v.dump());
-                }
+                if (!v.is_string() || (!spec->choices.empty() && std::find(spec->choices.begin(), spec->choices.end(),
+                                                                            v.get<std::string>()) == spec->choices.end()))
+                    refuse();
                 break;
             case ParamSpec::Type::Object:
                 if (!v.is_object()) refuse();

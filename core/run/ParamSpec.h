@@ -27,7 +27,10 @@ struct ParamSpec {
     static ParamSpec choice(std::string name, std::string def, std::vector<std::string> choices, std::string help);
     static ParamSpec object(std::string name, std::string help);
 
-    // "integer in [2, 1000000], default 100" and the like, for help texts and tooltips.
+    // What a value may be: "integer in [2, 1000000]", "number in [0, 1]", "one of greedy|sample",
+    // "boolean", ... (help texts, tooltips and refusals share it).
+    std::string allowedValues() const;
+    // allowedValues() and the default: "integer in [2, 1000000], default 100".
     std::string describeRange() const;
 };
 
