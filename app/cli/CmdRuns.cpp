@@ -71,7 +71,7 @@ RunStore openExisting(const Args& a) {
 }
 
 int runsList(const ArgList& args) {
-    const CommandSpec spec = runsSubcommands()[0];
+    const CommandSpec spec = runsSubcommand("list");
     Args a(args, spec);
     a.noPositional();
     RunFilter f;
@@ -113,7 +113,7 @@ int runsList(const ArgList& args) {
 }
 
 int runsShow(const ArgList& args) {
-    const CommandSpec spec = runsSubcommands()[1];
+    const CommandSpec spec = runsSubcommand("show");
     Args a(args, spec);
     int64_t id = parseRunId(a.onePositional("run ID"));
     RunStore store = openExisting(a);
@@ -156,7 +156,7 @@ int runsShow(const ArgList& args) {
 }
 
 int runsCompare(const ArgList& args) {
-    const CommandSpec spec = runsSubcommands()[2];
+    const CommandSpec spec = runsSubcommand("compare");
     Args a(args, spec);
     if (a.positional().size() < 2) throw UsageError("compare needs at least two run IDs");
     std::vector<int64_t> ids;
@@ -248,7 +248,7 @@ int runsCompare(const ArgList& args) {
 }
 
 int runsExport(const ArgList& args) {
-    const CommandSpec spec = runsSubcommands()[3];
+    const CommandSpec spec = runsSubcommand("export");
     Args a(args, spec);
     int64_t id = parseRunId(a.onePositional("run ID"));
     if (a.has("csv") == a.has("json")) throw UsageError("export needs exactly one of --csv or --json");
@@ -269,7 +269,7 @@ int runsExport(const ArgList& args) {
 }
 
 int runsDelete(const ArgList& args) {
-    const CommandSpec spec = runsSubcommands()[4];
+    const CommandSpec spec = runsSubcommand("delete");
     Args a(args, spec);
     int64_t id = parseRunId(a.onePositional("run ID"));
     RunStore store = openExisting(a);
@@ -311,6 +311,12 @@ std::vector<CommandSpec> runsSubcommands() {
          {"graphopt runs export 3 --csv --out run3.csv"}},
         {"runs delete", "ID", "Deletes a run with its events, measurements and result", {db}, {"graphopt runs delete 3"}},
     };
+}
+
+CommandSpec runsSubcommand(const std::string& name) {
+    for (auto& sub : runsSubcommands())
+        if (sub.name == "runs " + name) return sub;
+    throw std::logic_error("no description of graphopt runs " + name);
 }
 
 CommandSpec runsCommand() {

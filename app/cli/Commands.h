@@ -56,6 +56,7 @@ CommandSpec generateCommand();
 CommandSpec layoutCommand();
 CommandSpec runsCommand();
 std::vector<CommandSpec> runsSubcommands();  // "runs list", "runs show", ...
+CommandSpec runsSubcommand(const std::string& name);  // "list" -> the spec of "runs list"
 CommandSpec placeCommand();
 CommandSpec tasksCommand();
 CommandSpec tuneCommand();
