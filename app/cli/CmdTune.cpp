@@ -105,8 +105,11 @@ int cmdTune(const ArgList& argv) {
         }
         return spec;
     };
+    // One measurer for every task (one worker process for real measurements, started at the first
+    // measurement, so after libtorch's timings below).
+    const std::unique_ptr<Measurer> measurer = makeMeasurer(specFor(chosen.front()));
     try {
-        TuningRun probe(g, specFor(chosen.front()), path);
+        TuningRun probe(g, specFor(chosen.front()), path, measurer.get());
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     }
@@ -135,9 +138,6 @@ int cmdTune(const ArgList& argv) {
                 // a shape torch cannot express (asymmetric padding): no comparison for that task
             }
         }
-
-    // One measurer for every task (one worker process for real measurements).
-    const std::unique_ptr<Measurer> measurer = makeMeasurer(specFor(chosen.front()));
 
     const bool json = args.has("json"), quiet = args.has("quiet") || json;
     nlohmann::json out;
