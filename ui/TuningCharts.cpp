@@ -407,10 +407,12 @@ void ClusterScatter::redraw() {
     ly_->setRange(0, lossMax * 1.1);
     lossView_->chart()->setTitle(f.k > 0 ? tr("k-means loss (chosen k = %1)").arg(f.k)
                                          : tr("k-means loss (this tuner does not cluster)"));
-    batchLabel_->setText(tr("batch %1 of %2 (%3): %4 candidates, %5 picked")
+    const QString visited = f.visited > 0 ? tr("%1 visited, ").arg(f.visited) : QString();
+    batchLabel_->setText(tr("batch %1 of %2 (%3): %4%5 candidates, %6 picked")
                              .arg(shownBatch_)
                              .arg(n)
                              .arg(f.phase)
+                             .arg(visited)
                              .arg(f.candidates)
                              .arg(picks.size()));
 }

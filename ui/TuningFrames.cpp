@@ -52,6 +52,7 @@ void TuningFrames::addEvent(const ProgressEvent& e) {
         for (const auto& l : exploration.value("kmeans_losses", nlohmann::json::array()))
             f.kmeansLosses.push_back(QPointF(l["k"].get<double>(), l["loss"].get<double>()));
         f.candidates = exploration.value("candidates_total", int(f.points.size()));
+        f.visited = exploration.value("visited", 0);
     } else if (f.phase == "model" && !frames_.empty() && !frames_.back().points.empty() && frames_.back().phase == "model") {
         // The batch came from the plan made earlier: the same picture, one batch on.
         const int batch = f.batch;

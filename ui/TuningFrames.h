@@ -33,7 +33,8 @@ struct BatchFrame {
     std::vector<ScatterPoint> points;
     int k = 0;                          // chosen k (0: no clustering)
     std::vector<QPointF> kmeansLosses;  // (k, loss)
-    int candidates = 0;                 // the explorer's candidates in the plan
+    int candidates = 0;                 // the configurations the plan chose from (the clustered pool)
+    int visited = 0;                    // the explorer's visited set (0: not reported)
     QString phase;                      // "random" or "model"
 };
 

@@ -126,6 +126,12 @@ KnobIndices snapToSpace(const KnobSpace& space, const Point& normalized) {
     return k;
 }
 
+int adaptiveMaxK(size_t candidates, int maxK, const AdaptiveSamplingOptions& options) {
+    const int64_t perCluster = std::max(1, options.minClusterSize);
+    const int64_t byCount = std::max<int64_t>(1, static_cast<int64_t>(candidates) / perCluster);
+    return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(maxK, byCount)));
+}
+
 SampledBatch adaptiveSample(const KnobSpace& space, const std::vector<ScoredConfig>& candidates, int maxK,
                             const std::function<bool(ConfigIndex)>& taken, Rng& rng,
                             const AdaptiveSamplingOptions& options, const std::function<bool(ConfigIndex)>& valid) {
@@ -139,7 +145,7 @@ SampledBatch adaptiveSample(const KnobSpace& space, const std::vector<ScoredConf
     std::vector<Point> points;
     points.reserve(candidates.size());
     for (const auto& c : candidates) points.push_back(space.normalized(c.config));
-    const int limit = std::min<int>(maxK, static_cast<int>(candidates.size()));
+    const int limit = adaptiveMaxK(candidates.size(), maxK, options);
     const KneeSelection sel = kneeKMeans(points, kneeSchedule(std::min(options.firstK, limit), limit), rng,
                                          options.kneeRatio);
     const KMeansResult& km = sel.clustering;

@@ -4,9 +4,11 @@
 //
 //  - k-means over the candidates' normalized knob vectors (KnobSpace::normalized): k-means++
 //    seeding from the tuner's Rng, then Lloyd iterations until no point changes cluster;
-//  - k at the knee of the loss curve: k = firstK, 2 firstK, 4 firstK, ... up to the batch size;
-//    stop at the first k whose loss is not at least `kneeRatio` times smaller than the previous
-//    k's, and keep the previous k;
+//  - k at the knee of the loss curve: k = firstK, 2 firstK, 4 firstK, ... up to the batch size,
+//    and never above a quarter of the candidates (`minClusterSize`), so that a cluster always
+//    stands for several candidates and k never reaches the candidate count (where the loss is 0
+//    and "sampling" would measure every candidate); stop at the first k whose loss is not at
+//    least `kneeRatio` times smaller than the previous k's, and keep the previous k;
 //  - representative = the centroid snapped to a configuration (each coordinate rounded to the
 //    nearest knob index);
 //  - sample synthesis when that configuration is invalid, already measured or proposed, or taken
@@ -60,7 +62,11 @@ KnobIndices snapToSpace(const KnobSpace& space, const Point& normalized);
 struct AdaptiveSamplingOptions {
     int firstK = 8;
     double kneeRatio = 2.5;
+    int minClusterSize = 4;  // k <= max(1, candidates / minClusterSize)
 };
+
+// The largest k adaptiveSample tries for `candidates` points and a batch of `maxK`.
+int adaptiveMaxK(size_t candidates, int maxK, const AdaptiveSamplingOptions& options = {});
 
 struct SampledBatch {
     int k = 0;
@@ -72,7 +78,9 @@ struct SampledBatch {
 };
 
 // `taken(c)`: measured or already proposed. `valid(c)` may be empty (every point of a KnobSpace is
-// a valid kernel). maxK: the batch size (the most representatives wanted).
+// a valid kernel). maxK: the batch size (the most representatives wanted); k stays at or below
+// adaptiveMaxK(candidates.size(), maxK), which is below the candidate count whenever there are two
+// or more.
 SampledBatch adaptiveSample(const KnobSpace& space, const std::vector<ScoredConfig>& candidates, int maxK,
                             const std::function<bool(ConfigIndex)>& taken, Rng& rng,
                             const AdaptiveSamplingOptions& options = {},

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <stdexcept>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "tuning/TunerParams.h"
@@ -78,7 +79,13 @@ std::vector<ScoredConfig> AnnealingExplorer::explore(const ExploreRequest& reque
         inBest.insert(c);
         return true;
     };
-    for (size_t i = 0; i < points.size(); ++i) offer(points[i], scores[i]);
+    // Every distinct unmeasured point the chains scored: the visited set returned.
+    std::unordered_map<ConfigIndex, double> visited;
+    auto visit = [&](ConfigIndex c, double s) {
+        if (!isMeasured(c)) visited.emplace(c, s);
+        return offer(c, s);
+    };
+    for (size_t i = 0; i < points.size(); ++i) visit(points[i], scores[i]);
 
     const int steps = std::max(1, options_.steps);
     int lastChange = 0;
@@ -99,7 +106,7 @@ std::vector<ScoredConfig> AnnealingExplorer::explore(const ExploreRequest& reque
                 points[i] = next[i];
                 scores[i] = nextScores[i];
             }
-            if (offer(next[i], nextScores[i])) lastChange = step;
+            if (visit(next[i], nextScores[i])) lastChange = step;
         }
         if (step - lastChange >= options_.earlyStop) break;
     }
@@ -107,8 +114,8 @@ std::vector<ScoredConfig> AnnealingExplorer::explore(const ExploreRequest& reque
     chainSpaceSize_ = space.size();
 
     std::vector<ScoredConfig> out;
-    out.reserve(best.size());
-    for (auto it = best.rbegin(); it != best.rend(); ++it) out.push_back({it->second, it->first});
+    out.reserve(visited.size());
+    for (const auto& [c, s] : visited) out.push_back({c, s});
     // Equal scores: lower index first, so the order never depends on insertion history.
     std::stable_sort(out.begin(), out.end(), [](const ScoredConfig& a, const ScoredConfig& b) {
         return a.score != b.score ? a.score > b.score : a.config < b.config;

@@ -3,8 +3,10 @@
 // `chains` points walk the space in parallel. A step moves every point by changing one random knob
 // to another random value; the model scores the new points, and each chain accepts its move with
 // probability exp(min((new - old) / T, 1)), T falling linearly from `startTemperature` to 0 over
-// `steps`. Every point visited that is not measured joins a set of the best `wanted` distinct
-// candidates; the walk stops early after `earlyStop` steps without that set changing.
+// `steps`. The walk stops early after `earlyStop` steps in which no visited point entered the
+// best `wanted` distinct unmeasured points seen. explore() returns every distinct unmeasured point
+// the chains visited (the visited set, best score first): its top `wanted` are AutoTVM's plan
+// candidates, the whole set is what adaptive sampling clusters.
 //
 // Start points: the request's `starts` (best measured configurations first, at most half the
 // chains), then the points where the previous call's chains ended (AutoTVM keeps them between

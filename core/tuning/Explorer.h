@@ -1,7 +1,8 @@
 // An explorer searches a cost model (not the hardware) for configurations worth measuring
 // (papers/ReLeASE.md): AutoTVM's simulated annealing, or ReLeASE's PPO agent. A model-based tuner
-// asks it for candidates, then either keeps the best-scored ones or hands them to adaptive
-// sampling, which clusters them and measures one representative per cluster.
+// asks it for the configurations its search visited, then either keeps the best-scored ones or
+// hands the best of them to adaptive sampling, which clusters them and measures one
+// representative per cluster.
 #pragma once
 
 #include <functional>
@@ -26,7 +27,9 @@ struct ExploreRequest {
     ScoreFn score;
     // True for configurations already measured (or proposed): never returned as candidates.
     std::function<bool(ConfigIndex)> measured;
-    int wanted = 64;  // how many candidates the caller would like (an explorer may return more)
+    // How many candidates the caller's plan measures at most; an explorer may use it to decide
+    // when its search has converged (annealing's early stop), and returns more.
+    int wanted = 64;
     // Good places to start from (the best measured configurations, best first); may be empty.
     std::vector<ConfigIndex> starts;
 };
@@ -40,7 +43,10 @@ class Explorer {
 public:
     virtual ~Explorer() = default;
     virtual std::string name() const = 0;
-    // Distinct, unmeasured candidates, best score first. Deterministic for the state of `rng`.
+    // The visited set: every distinct, unmeasured configuration the search scored, best score
+    // first (ties: lower index first). Usually many more than `wanted`: the caller keeps the top
+    // of it (AutoTVM's plan) or clusters it (adaptive sampling). Deterministic for the state of
+    // `rng`.
     virtual std::vector<ScoredConfig> explore(const ExploreRequest& request, Rng& rng) = 0;
     virtual ExploreStats lastStats() const { return {}; }
 };

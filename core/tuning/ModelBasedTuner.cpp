@@ -12,8 +12,10 @@ namespace graphopt::tuning {
 
 namespace {
 
-// At most this many candidates are listed in a progress event (an explorer may return many).
+// Without adaptive sampling, at most this many of the visited set are listed in a progress event
+// (the visited set can hold tens of thousands); with it, the whole clustered pool (capped too).
 constexpr size_t kMaxListedCandidates = 256;
+constexpr size_t kMaxListedPool = 4096;
 
 }  // namespace
 
@@ -31,6 +33,8 @@ void ModelBasedOptions::readParams(const nlohmann::json& params, ParamCollector&
             integerParam(params, "first_k", sampling.firstK, 1, 4096, "smallest k tried by k-means", known));
         sampling.kneeRatio = numberParam(params, "knee_ratio", sampling.kneeRatio, 1.0, 1e9,
                                          "loss ratio that marks the knee of the k-means loss curve", known);
+        samplePool = static_cast<int>(integerParam(params, "sample_pool", samplePool, 0, 1000000,
+                                                   "best visited configurations clustered (0 = all)", known));
     }
 }
 
@@ -102,6 +106,8 @@ std::vector<ConfigIndex> ModelBasedTuner::proposeBatch(int n) {
         lastInfo_["exploration"] = plansMadeInfo.back();
         if (plansMade > 1) {
             plansMadeInfo.erase(plansMadeInfo.end() - 1);
+            // The pictures are drawn from the last plan; the earlier ones keep their summary.
+            for (auto& earlier : plansMadeInfo) earlier.erase("candidates");
             lastInfo_["earlier_explorations"] = std::move(plansMadeInfo);
         }
     }
@@ -151,20 +157,30 @@ nlohmann::json ModelBasedTuner::makePlan() {
 
     std::vector<ScoredConfig> found = explorer_->explore(req, rng_);
     // Keep the Explorer contract even if an explorer slips: distinct and unmeasured only.
-    std::vector<ScoredConfig> cands;
+    std::vector<ScoredConfig> visited;
     {
         std::unordered_set<ConfigIndex> seen;
         for (const auto& s : found)
-            if (s.config < space_.size() && !proposed(s.config) && seen.insert(s.config).second) cands.push_back(s);
+            if (s.config < space_.size() && !proposed(s.config) && seen.insert(s.config).second) visited.push_back(s);
     }
     const ExploreStats stats = explorer_->lastStats();
     info["explore_steps"] = stats.steps;
     info["explore_evaluations"] = stats.evaluations;
-    info["candidates_total"] = cands.size();
+    info["visited"] = visited.size();
+    const auto t2 = Clock::now();
+    info["explore_s"] = std::chrono::duration<double>(t2 - t1).count();
     ++modelPlans_;
+
+    // What the plan chooses from: the whole visited set (its best planSize are taken), or, with
+    // adaptive sampling, the pool of its best samplePool, every one of which is clustered.
+    std::vector<ScoredConfig>& cands = visited;
+    if (options_.adaptiveSampling && options_.samplePool > 0 && static_cast<int>(cands.size()) > options_.samplePool)
+        cands.resize(options_.samplePool);
+    info["candidates_total"] = cands.size();
 
     std::vector<int64_t> candCluster(cands.size(), -1);
     nlohmann::json reps = nlohmann::json::array();
+    size_t listLimit = kMaxListedCandidates;
     if (options_.adaptiveSampling && !cands.empty()) {
         const SampledBatch sb = adaptiveSample(space_, cands, options_.planSize,
                                                [this](ConfigIndex c) { return proposed(c); }, rng_, options_.sampling);
@@ -184,6 +200,7 @@ nlohmann::json ModelBasedTuner::makePlan() {
         nlohmann::json losses = nlohmann::json::array();
         for (const auto& [k, loss] : sb.losses) losses.push_back({{"k", k}, {"loss", loss}});
         info["kmeans_losses"] = std::move(losses);
+        listLimit = kMaxListedPool;
     } else {
         for (size_t i = 0; i < cands.size() && static_cast<int>(i) < options_.planSize; ++i) {
             plan_.push_back(cands[i].config);
@@ -191,14 +208,14 @@ nlohmann::json ModelBasedTuner::makePlan() {
         }
     }
     nlohmann::json listed = nlohmann::json::array();
-    for (size_t i = 0; i < cands.size() && i < kMaxListedCandidates; ++i) {
+    for (size_t i = 0; i < cands.size() && i < listLimit; ++i) {
         nlohmann::json e = {{"config", cands[i].config}, {"score", cands[i].score}};
         if (candCluster[i] >= 0) e["cluster"] = candCluster[i];
         listed.push_back(std::move(e));
     }
     info["candidates"] = std::move(listed);
     info["representatives"] = std::move(reps);
-    info["explore_s"] = std::chrono::duration<double>(Clock::now() - t1).count();
+    info["sample_s"] = std::chrono::duration<double>(Clock::now() - t2).count();
     return info;
 }
 

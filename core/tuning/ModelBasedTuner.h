@@ -4,11 +4,16 @@
 //
 // Plans: until `initialRandom` measurements exist (and at least one succeeded) a plan is
 // `planSize` random configurations. After that, each plan refits the model on every measurement
-// so far, asks the explorer for `planSize` candidates (starting from the best measured
-// configurations), and keeps either the best `planSize` of them or, with adaptive sampling, one
-// representative per cluster (AdaptiveSampling.h). proposeBatch takes configurations from the
-// current plan and makes the next plan when it runs out; each slot is a random unproposed
-// configuration instead with probability `epsilon`. Never proposes a configuration twice.
+// so far, lets the explorer search the model (starting from the best measured configurations),
+// and takes from the set of configurations the search visited (Explorer.h) either
+//   - its best `planSize` (AutoTVM), or
+//   - with adaptive sampling (papers/ReLeASE.md), one representative per cluster of its best
+//     `samplePool` configurations: k-means with k at the knee of 8, 16, ... up to
+//     min(planSize, pool / 4) (AdaptiveSampling.h). A plan then measures k configurations, not
+//     planSize, and the model is refitted after each k measurements.
+// proposeBatch takes configurations from the current plan and makes the next plan when it runs
+// out; each slot is a random unproposed configuration instead with probability `epsilon`. Never
+// proposes a configuration twice.
 //
 // lastBatchInfo() describes the last proposeBatch; TuningRun puts it in the progress event as
 // values["tuner"]:
@@ -16,10 +21,12 @@
 //   plan          number of the plan the batch came from (1-based; 0 before the first)
 //   random        configurations picked at random in the model phase (epsilon-greedy, fill-ins)
 //   exploration   only when the batch needed a new plan: {plan, model, explorer, fitted_on,
-//                 fit_s, explore_s, explore_steps, explore_evaluations, candidates_total,
-//                 candidates: [{config, score, cluster?}] (at most 256), representatives:
-//                 [{config, score, cluster?, synthesized?}] (what the plan measures), and with
-//                 adaptive sampling k, kmeans_losses: [{k, loss}]}
+//                 fit_s, explore_s, sample_s, explore_steps, explore_evaluations, visited (the
+//                 size of the visited set), candidates_total (the configurations the plan chose
+//                 from: the pool with adaptive sampling, else the visited set), candidates:
+//                 [{config, score, cluster?}] (the pool, whole, with adaptive sampling; else the
+//                 best 256), representatives: [{config, score, cluster?, synthesized?}] (what the
+//                 plan measures), and with adaptive sampling k, kmeans_losses: [{k, loss}]}
 //   earlier_explorations  the plans before it, when one batch needed several (batch > plan)
 // clusterOf() numbers clusters across the whole run, so a measurement's cluster id is unique
 // within its run (plan p's clusters follow plan p-1's).
@@ -58,9 +65,12 @@ struct ModelBasedOptions {
     bool replanEveryBatch = false;
     bool adaptiveSampling = false;
     AdaptiveSamplingOptions sampling;
+    // Adaptive sampling clusters the best `samplePool` configurations of the visited set (0: all
+    // of it; k-means then costs time in proportion to the visited set).
+    int samplePool = 512;
     // Reads plan_size, epsilon, initial_random, replan_every_batch, and with adaptive sampling
-    // first_k and knee_ratio
-    // (the names it knows are added to `known`); throws std::invalid_argument on bad values.
+    // first_k, knee_ratio, sample_pool (the names it knows are added to `known`); throws
+    // std::invalid_argument on bad values.
     void readParams(const nlohmann::json& params, ParamCollector& known);
 };
 

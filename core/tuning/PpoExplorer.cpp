@@ -91,7 +91,7 @@ PpoParams PpoParams::fromJson(const nlohmann::json& j, ParamCollector* collector
         p.restartFraction = numberParam(j, "restart_fraction", p.restartFraction, 0, 1,
                                         "PPO: share of episodes started from the best candidates so far", known);
         p.candidates = int(integerParam(j, "candidates", p.candidates, 0, 1000000,
-                                        "PPO: candidates returned (0 = what the plan wants)", known));
+                                        "PPO: the best visited configurations returned at most (0 = every one)", known));
     } catch (const std::invalid_argument& e) {
         throw std::invalid_argument(std::string("ppo: ") + e.what());
     }
@@ -328,7 +328,8 @@ std::vector<ScoredConfig> PpoExplorer::explore(const ExploreRequest& request, Rn
     }
     st.updateS = since(update0);
 
-    // Candidates: every configuration scored this time, unmeasured, best score first.
+    // The visited set: every configuration scored this time, unmeasured, best score first (the
+    // best `candidates` of it when that is set).
     std::vector<ScoredConfig> all;
     all.reserve(scores.size());
     for (const auto& [c, s] : scores)
@@ -336,8 +337,7 @@ std::vector<ScoredConfig> PpoExplorer::explore(const ExploreRequest& request, Rn
     std::sort(all.begin(), all.end(), [](const ScoredConfig& a, const ScoredConfig& b) {
         return a.score != b.score ? a.score > b.score : a.config < b.config;
     });
-    const size_t wanted = static_cast<size_t>(params_.candidates > 0 ? params_.candidates : std::max(0, request.wanted));
-    if (all.size() > wanted) all.resize(wanted);
+    if (params_.candidates > 0 && all.size() > static_cast<size_t>(params_.candidates)) all.resize(params_.candidates);
     previousBest_.clear();
     for (size_t i = 0; i < all.size() && static_cast<int>(previousBest_.size()) < restartWanted; ++i)
         previousBest_.push_back(all[i].config);

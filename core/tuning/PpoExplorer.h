@@ -53,7 +53,7 @@ struct PpoParams {
     int hidden = 20;
     // Share of the episodes that start from the request's starts and the previous best candidates.
     double restartFraction = 0.25;
-    // Candidates returned: 0 = the request's `wanted`.
+    // The best visited configurations returned at most: 0 = the whole visited set.
     int candidates = 0;
 
     // Keys (all optional): episodes, steps, stop_fraction, epochs, minibatch, update_samples, lr,

@@ -188,3 +188,30 @@ TEST(AdaptiveSampling, IsDeterministicForTheRngState) {
     EXPECT_EQ(x.candidateCluster, y.candidateCluster);
     EXPECT_GE(x.k, 8);
 }
+
+// The paper's sampling measures fewer configurations than it clusters: k is chosen below the
+// candidate count by construction (at most a quarter of it), even when the batch would allow
+// every candidate and every candidate is its own blob (where the loss falls to 0 at k = count).
+TEST(AdaptiveSampling, NeverChoosesKAsLargeAsTheCandidateCount) {
+    const KnobSpace space = templateSpace(makeConv2d(1, 64, 56, 56, 64, 3, 1, 1));
+    for (int n : {2, 3, 5, 8, 9, 16, 31, 32, 33, 64, 100, 257}) {
+        Rng rng(static_cast<uint64_t>(n));
+        std::vector<ScoredConfig> cands;
+        std::unordered_set<ConfigIndex> seen;
+        while (static_cast<int>(cands.size()) < n) {
+            const ConfigIndex c = space.random(rng);
+            if (seen.insert(c).second) cands.push_back({c, rng.uniform()});
+        }
+        for (int maxK : {n, 4 * n, 64}) {
+            const SampledBatch b = adaptiveSample(space, cands, maxK, [](ConfigIndex) { return false; }, rng);
+            EXPECT_LT(b.k, n) << n << " candidates, batch " << maxK;
+            EXPECT_LE(b.k, std::max(1, n / 4)) << n << " candidates, batch " << maxK;
+            EXPECT_LE(b.k, maxK);
+            EXPECT_EQ(b.k, static_cast<int>(b.representatives.size()));
+            for (const auto& [k, loss] : b.losses) EXPECT_LE(k, adaptiveMaxK(cands.size(), maxK));
+        }
+    }
+    EXPECT_EQ(adaptiveMaxK(512, 64), 64);
+    EXPECT_EQ(adaptiveMaxK(100, 64), 25);
+    EXPECT_EQ(adaptiveMaxK(3, 64), 1);
+}

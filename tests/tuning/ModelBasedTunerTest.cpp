@@ -53,7 +53,9 @@ TEST(AnnealingExplorer, FindsTheOptimumOfAKnownScore) {
     req.measured = [](ConfigIndex) { return false; };
     req.wanted = 64;
     const auto found = sa.explore(req, rng);
-    ASSERT_EQ(found.size(), 64u);
+    // The visited set: far more than the 64 a plan measures, each scored once.
+    ASSERT_GT(found.size(), 64u * 4);
+    EXPECT_LE(static_cast<int64_t>(found.size()), sa.lastStats().evaluations);
     EXPECT_EQ(found[0].config, optimum);
     EXPECT_DOUBLE_EQ(found[0].score, 0.0);
     std::unordered_set<ConfigIndex> distinct;
@@ -85,7 +87,7 @@ TEST(AnnealingExplorer, SkipsMeasuredConfigurations) {
     req.wanted = 16;
     req.starts = {optimum};
     const auto found = sa.explore(req, rng);
-    ASSERT_EQ(found.size(), 16u);
+    ASSERT_GT(found.size(), 16u);
     for (const auto& f : found) EXPECT_FALSE(measured.count(f.config));
     EXPECT_GT(found[0].score, -0.1);  // still close to the optimum
 }
@@ -176,7 +178,16 @@ TEST_P(ModelTuner, ReportsItsPlansInProgressEvents) {
         const auto& info = e.values["tuner"];
         EXPECT_EQ(info["phase"], e.evaluations <= 32 ? "random" : "model");
         if (!info.contains("exploration")) continue;
-        EXPECT_FALSE(info.contains("earlier_explorations"));  // 16 per batch, 32 per plan
+        // autotvm: 16 per batch, 32 per plan. autotvm-as: a plan measures k <= 32, so a batch may
+        // need several; the earlier ones are listed without their candidates.
+        if (GetParam() == "autotvm")
+            EXPECT_FALSE(info.contains("earlier_explorations"));
+        else
+            for (const auto& earlier : info.value("earlier_explorations", nlohmann::json::array())) {
+                EXPECT_FALSE(earlier.contains("candidates"));
+                EXPECT_TRUE(earlier.contains("k"));
+                EXPECT_FALSE(earlier["representatives"].empty());
+            }
         ++plans;
         const auto& x = info["exploration"];
         EXPECT_EQ(x["model"], "xgb-rank");
@@ -185,13 +196,22 @@ TEST_P(ModelTuner, ReportsItsPlansInProgressEvents) {
         ASSERT_FALSE(x["candidates"].empty());
         ASSERT_FALSE(x["representatives"].empty());
         EXPECT_LE(x["representatives"].size(), 32u);
+        // The visited set is far larger than what the plan measures.
+        EXPECT_GT(x["visited"].get<size_t>(), 4 * 32u);
+        EXPECT_LE(x["candidates_total"].get<size_t>(), x["visited"].get<size_t>());
         if (GetParam() == "autotvm-as") {
+            // The pool (the best 512 visited) is clustered whole; k stays at or under a quarter of it.
+            EXPECT_EQ(x["candidates_total"].get<size_t>(), 512u);
+            EXPECT_EQ(x["candidates"].size(), 512u);
             EXPECT_GE(x["k"].get<int>(), 8);
+            EXPECT_LE(x["k"].get<int>(), 32);
             EXPECT_EQ(x["representatives"].size(), x["k"].get<size_t>());
             for (const auto& c : x["candidates"]) EXPECT_TRUE(c.contains("cluster"));
             EXPECT_FALSE(x["kmeans_losses"].empty());
+        } else {
+            EXPECT_EQ(x["representatives"].size(), 32u);
         }
-        EXPECT_LT(e.values.dump().size(), 40000u);  // events stay small
+        EXPECT_LT(e.values.dump().size(), 100000u);  // events stay small
     }
     EXPECT_GE(plans, 1);
     // Adaptive sampling: measured representatives carry their cluster, in the result and the events.
