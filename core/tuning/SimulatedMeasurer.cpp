@@ -26,6 +26,21 @@ double cacheEfficiency(double bytes, const CpuModel& cpu) {
 }  // namespace
 
 double SimulatedMeasurer::latency(const TuningTask& t, ConfigIndex config) const {
+    return evaluate(t, config, nullptr);
+}
+
+std::vector<std::pair<std::string, double>> SimulatedMeasurer::quantities(const TuningTask& t,
+                                                                          ConfigIndex config) const {
+    std::vector<std::pair<std::string, double>> q;
+    evaluate(t, config, &q);
+    return q;
+}
+
+double SimulatedMeasurer::evaluate(const TuningTask& t, ConfigIndex config,
+                                   std::vector<std::pair<std::string, double>>* q) const {
+    auto note = [q](const char* name, double v) {
+        if (q) q->emplace_back(name, v);
+    };
     const KnobSpace space = templateSpace(t);
     const ScheduleParams p = decodeSchedule(t, space, config);
     const CpuModel& c = cpu_;
@@ -35,6 +50,7 @@ double SimulatedMeasurer::latency(const TuningTask& t, ConfigIndex config) const
     const double lanesUsed = std::min<double>(vec, c.lanes);
     const double roundedW = std::ceil(static_cast<double>(p.tileW) / vec) * vec;
     double eff = lanesUsed / c.lanes * (static_cast<double>(p.tileW) / roundedW);
+    note("useful_lanes", eff);
 
     // Latency hiding by independent accumulators, and the register file's limit.
     const double regsPerVector = std::max(1.0, vec / c.lanes);
@@ -47,6 +63,8 @@ double SimulatedMeasurer::latency(const TuningTask& t, ConfigIndex config) const
     const double registerTile = static_cast<double>(p.tileC * p.tileH) * std::ceil(static_cast<double>(p.tileW) / vec);
     const bool registerTiled = t.kind == TaskKind::Conv2d && p.order == 0 && p.unrollC && registerTile <= 24;
     if (registerTiled) accumulators = registerTile * regsPerVector;
+    note("register_tile", registerTile);
+    note("accumulators", accumulators);
     eff *= std::min(1.0, accumulators / (c.fmaPorts * c.fmaLatency));
     if (accumulators > c.vectorRegisters - 2) eff *= 0.6;
     if (t.kind == TaskKind::Conv2d && p.order == 0 && !registerTiled) eff *= 0.55;
@@ -68,8 +86,12 @@ double SimulatedMeasurer::latency(const TuningTask& t, ConfigIndex config) const
         footprint = 4.0 * static_cast<double>(p.tileH * p.tileR + p.tileR * p.tileW + p.tileH * p.tileW);
         tiles = (t.m / p.tileH) * (t.n / p.tileW);
     }
+    note("working_set_bytes", footprint);
+    note("tiles", static_cast<double>(tiles));
+    note("cache_efficiency", cacheEfficiency(footprint, c));
     eff *= cacheEfficiency(footprint, c);
     eff = std::min(eff, 1.0);
+    note("efficiency", eff);
 
     // Parallel tiles, with load imbalance.
     double speedup = 1;
@@ -78,7 +100,9 @@ double SimulatedMeasurer::latency(const TuningTask& t, ConfigIndex config) const
                                             : (t.m / p.tileH) * (t.n / p.tileW);
         const double rounds = std::ceil(static_cast<double>(parTiles) / c.cores);
         speedup = static_cast<double>(parTiles) / rounds;
+        note("parallel_tiles", static_cast<double>(parTiles));
     }
+    note("parallel_speedup", speedup);
     const double peak = c.lanes * 2.0 * c.fmaPorts * c.ghz * 1e9;
     double s = t.flops() / (peak * eff * speedup);
     s += static_cast<double>(tiles) * c.tileOverheadS / speedup;
@@ -86,9 +110,12 @@ double SimulatedMeasurer::latency(const TuningTask& t, ConfigIndex config) const
         s += 4.0 * static_cast<double>(t.batch * t.inC * (t.inH + t.padTop + t.padBottom) *
                                        (t.inW + t.padLeft + t.padRight)) / (c.memGBs * 1e9);
 
+    note("noiseless_latency_s", s);
     const uint64_t h = hashMix(seed_, keyHash(t.key()), config);
     const double u = static_cast<double>(h >> 11) * 0x1.0p-53;  // [0, 1)
-    return s * (1.0 + c.noise * (2.0 * u - 1.0));
+    const double latency = s * (1.0 + c.noise * (2.0 * u - 1.0));
+    note("latency_s", latency);
+    return latency;
 }
 
 std::vector<MeasureResult> SimulatedMeasurer::measure(const TuningTask& task, const std::vector<ConfigIndex>& configs) {

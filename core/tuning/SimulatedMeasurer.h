@@ -21,6 +21,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "tuning/Measurer.h"
 
@@ -46,9 +49,14 @@ public:
     std::vector<MeasureResult> measure(const TuningTask& task, const std::vector<ConfigIndex>& configs) override;
     // The model's latency of one configuration (noise included).
     double latency(const TuningTask& task, ConfigIndex config) const;
+    // The intermediate quantities the latency is computed from, by name (useful_lanes,
+    // accumulators, working_set_bytes, tiles, efficiency, ...; parallel_tiles only when the
+    // schedule is parallel): what a cost model must not be given as features.
+    std::vector<std::pair<std::string, double>> quantities(const TuningTask& task, ConfigIndex config) const;
     const CpuModel& cpu() const { return cpu_; }
 
 private:
+    double evaluate(const TuningTask& task, ConfigIndex config, std::vector<std::pair<std::string, double>>* q) const;
     uint64_t seed_;
     CpuModel cpu_;
 };

@@ -1,5 +1,7 @@
 #include "tuning/TemplateSpace.h"
 
+#include "tuning/LoopNest.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -168,52 +170,17 @@ ScheduleParams decodeSchedule(const TuningTask& task, const KnobSpace& space, Co
     return p;
 }
 
-namespace {
-const char* kDerivedNames[] = {"log2_tile_c", "log2_tile_h", "log2_tile_w", "log2_tile_r", "log2_vec",
-                               "unroll_c",    "unroll_k",    "order",       "parallel",    "pad_at",
-                               "log2_working_set_bytes", "log2_accumulators", "useful_lanes",
-                               "log2_unroll_product", "log2_tiles"};
-}
-
 std::vector<double> scheduleFeatures(const TuningTask& t, const KnobSpace& space, ConfigIndex config) {
     std::vector<double> f = space.normalized(config);
-    const ScheduleParams p = decodeSchedule(t, space, config);
-    const double vec = p.vec;
-    const double vectors = std::ceil(static_cast<double>(p.tileW) / vec);
-    double bytes;
-    if (t.isConv()) {
-        const double inW = static_cast<double>((p.tileW - 1) * t.strideW + (t.kernelW - 1) * t.dilationW + 1);
-        const double inH = static_cast<double>((p.tileH - 1) * t.strideH + (t.kernelH - 1) * t.dilationH + 1);
-        const double red = t.kind == TaskKind::DepthwiseConv2d ? 1.0 : static_cast<double>(p.tileR);
-        bytes = 4.0 * (inW * inH * red + static_cast<double>(p.tileC) * red * t.kernelH * t.kernelW +
-                       static_cast<double>(p.tileW * p.tileH * p.tileC));
-    } else {
-        bytes = 4.0 * static_cast<double>(p.tileH * p.tileR + p.tileR * p.tileW + p.tileH * p.tileW);
-    }
-    const double acc = static_cast<double>(t.isConv() ? p.tileC * p.tileH : p.tileH) * vectors;
-    // Statements the unrolling replicates: unrolled channels (dense: rows) times the unrolled
-    // kernel width (depthwise: the whole window).
-    double unrolled = 1;
-    if (p.unrollC) unrolled *= static_cast<double>(t.kind == TaskKind::Dense ? p.tileH : p.tileC);
-    if (p.unrollK)
-        unrolled *= static_cast<double>(t.kind == TaskKind::DepthwiseConv2d ? t.kernelH * t.kernelW : t.kernelW);
-    // Output tiles (the work the parallel loop shares out).
-    // (Rounded up: the packed template's blocks and tiles need not divide their loops.)
-    auto tilesOf = [](int64_t extent, int64_t tile) { return static_cast<double>((extent + tile - 1) / tile); };
-    const double tiles = t.isConv() ? tilesOf(t.outC, p.tileC) * tilesOf(t.outH(), p.tileH) * tilesOf(t.outW(), p.tileW)
-                                    : tilesOf(t.m, p.tileH) * tilesOf(t.n, p.tileW);
-    for (double v : {std::log2(double(p.tileC)), std::log2(double(p.tileH)), std::log2(double(p.tileW)),
-                     std::log2(double(p.tileR)), std::log2(vec), double(p.unrollC), double(p.unrollK),
-                     double(p.order), double(p.parallel), double(p.padAt), std::log2(bytes), std::log2(acc),
-                     static_cast<double>(p.tileW) / (vectors * vec), std::log2(unrolled), std::log2(tiles)})
-        f.push_back(v);
+    const std::vector<double> nest = loopNestFeatures(scheduleLoopNest(t, space, config));
+    f.insert(f.end(), nest.begin(), nest.end());
     return f;
 }
 
 std::vector<std::string> scheduleFeatureNames(const TuningTask&, const KnobSpace& space) {
     std::vector<std::string> n;
     for (const auto& k : space.knobs()) n.push_back(k.name);
-    for (const char* d : kDerivedNames) n.emplace_back(d);
+    for (auto& name : loopNestFeatureNames()) n.push_back(std::move(name));
     return n;
 }
 

@@ -79,12 +79,10 @@ struct PackedParams {
 };
 PackedParams decodePacked(const TuningTask& task, const KnobSpace& space, ConfigIndex config);
 
-// Numeric features of a configuration for learned cost models: each knob's normalized index,
-// then derived loop features (log2 of the tile sizes, vector lanes, unroll flags, reduction
-// order, parallel, padding choice, log2 of the tile's working set in bytes, log2 of the vector
-// accumulators per tile, the fraction of vector lanes doing useful work, log2 of the unrolled
-// statement count, log2 of the number of output tiles). The length depends only
-// on the task kind; names in scheduleFeatureNames().
+// Numeric features of a configuration for learned cost models: each knob's normalized index, then
+// the loop-nest features of its schedule (LoopNest.h: per loop, extent and annotation; per buffer,
+// touched bytes, stride and reuse). The length depends only on the task's knob count; names in
+// scheduleFeatureNames().
 std::vector<double> scheduleFeatures(const TuningTask& task, const KnobSpace& space, ConfigIndex config);
 std::vector<std::string> scheduleFeatureNames(const TuningTask& task, const KnobSpace& space);
 

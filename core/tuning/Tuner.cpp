@@ -191,7 +191,7 @@ std::map<std::string, Entry>& registry() {
            autoTvmParams(false)},
           [](const TunerContext& c) { return makeAutoTvmTuner(c, false); }}},
         {"autotvm-as",
-         {{"autotvm-as", "AutoTVM with adaptive sampling: k-means over the annealing's candidates picks what to measure",
+         {{"autotvm-as", "AutoTVM with adaptive sampling: k-means over the configurations the annealing visited picks what to measure",
            autoTvmParams(true)},
           [](const TunerContext& c) { return makeAutoTvmTuner(c, true); }}},
     };

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <iostream>
+#include <map>
 #include <numeric>
 #include <unordered_set>
 
@@ -149,4 +151,62 @@ TEST(XgbCostModel, XgboostErrorsBecomeExceptionsWithItsMessage) {
         EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;  // one line
     }
     EXPECT_FALSE(model.fitted());
+}
+
+// The simulated CPU must not hand the cost model its answer: no feature may be one of the
+// quantities SimulatedMeasurer computes its latency from, by name, nor a monotone function of one
+// over the space (|Spearman| >= 0.999 on 400 random configurations, which a renamed copy of a
+// quantity, or its log, would show). Knob values themselves are inputs of both and are allowed.
+TEST(CostModelFeatures, DoNotLeakTheSimulatorsLatencyFormula) {
+    const std::vector<TuningTask> tasks = {
+        makeConv2d(1, 64, 56, 56, 64, 3, 1, 1),     makeConv2d(1, 64, 56, 56, 128, 1, 2, 0),
+        makeConv2d(1, 32, 28, 28, 32, 3, 2, 1, 32), makeDense(64, 512, 256),
+        withPackedTemplate(makeConv2d(1, 64, 56, 56, 64, 3, 1, 1), 16),
+        withPackedTemplate(makeConv2d(1, 96, 14, 14, 96, 3, 1, 1, 96), 8)};
+    const SimulatedMeasurer sim(1);
+    for (const TuningTask& t : tasks) {
+        const KnobSpace space = templateSpace(t);
+        const auto names = scheduleFeatureNames(t, space);
+        Rng rng(21);
+        std::vector<ConfigIndex> configs;
+        for (int i = 0; i < 400; ++i) configs.push_back(space.random(rng));
+        // Every quantity, by name, over the sample (absent in a configuration: NaN, skipped).
+        std::map<std::string, std::vector<double>> quantities;
+        for (size_t i = 0; i < configs.size(); ++i)
+            for (const auto& [name, v] : sim.quantities(t, configs[i])) {
+                auto& column = quantities[name];
+                column.resize(configs.size(), std::nan(""));
+                column[i] = v;
+            }
+        ASSERT_TRUE(quantities.count("working_set_bytes") && quantities.count("latency_s")) << t.describe();
+        for (const auto& [q, values] : quantities)
+            for (const auto& f : names) EXPECT_EQ(f.find(q), std::string::npos) << f << " names " << q;
+        std::vector<std::vector<double>> features;
+        for (ConfigIndex c : configs) features.push_back(scheduleFeatures(t, space, c));
+        for (const auto& [q, values] : quantities) {
+            std::vector<size_t> rows;
+            for (size_t i = 0; i < values.size(); ++i)
+                if (!std::isnan(values[i])) rows.push_back(i);
+            std::vector<double> qv;
+            for (size_t i : rows) qv.push_back(values[i]);
+            if (std::adjacent_find(qv.begin(), qv.end(), std::not_equal_to<>()) == qv.end()) continue;  // constant
+            auto column = [&](size_t j) {
+                std::vector<double> fv;
+                for (size_t i : rows) fv.push_back(features[i][j]);
+                return fv;
+            };
+            auto follows = [&](const std::vector<double>& fv) {
+                if (std::adjacent_find(fv.begin(), fv.end(), std::not_equal_to<>()) == fv.end()) return false;
+                return std::abs(spearman(fv, qv)) >= 0.999;
+            };
+            // A quantity that one knob decides alone (parallel_speedup: the parallel knob) is that
+            // knob's value in disguise, an input of any tuner.
+            bool oneKnob = false;
+            for (size_t j = 0; j < space.knobCount(); ++j) oneKnob |= follows(column(j));
+            if (oneKnob) continue;
+            for (size_t j = space.knobCount(); j < names.size(); ++j)
+                EXPECT_FALSE(follows(column(j))) << t.describe() << ": feature " << names[j]
+                                                 << " follows the simulator's " << q;
+        }
+    }
 }

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "tuning/KnobProjection.h"
+#include "tuning/LoopNest.h"
 #include "tuning/KnobSpace.h"
 #include "run/Rng.h"
 #include "tuning/TemplateSpace.h"
@@ -185,4 +186,86 @@ TEST(KnobProjection, IsDeterministicCentredAndSeparatesConfigurations) {
     EXPECT_NEAR(meanX, 0.0, 0.05);  // centred on the space's mean
     EXPECT_NEAR(meanY, 0.0, 0.05);
     EXPECT_NE(a.project(0), a.project(space.size() - 1));
+}
+
+// The loop nest read from a schedule, checked by hand on a dense task: Y[8][32] = A[8][16] B[16][32]
+// with tiles of 16 columns x 4 rows, k in steps of 8, vectors of 8 lanes, rows unrolled, parallel.
+TEST(LoopNest, DenseNestMatchesTheScheduleByHand) {
+    const TuningTask t = makeDense(8, 32, 16);
+    const KnobSpace s = templateSpace(t);
+    KnobIndices k(s.knobCount());
+    auto pick = [&](const std::string& knob, const std::vector<int64_t>& wanted) {
+        for (size_t i = 0; i < s.knobCount(); ++i) {
+            if (s.knob(i).name != knob) continue;
+            for (size_t v = 0; v < s.knob(i).size(); ++v) {
+                KnobIndices probe = k;
+                probe[i] = static_cast<int>(v);
+                const bool split = s.knob(i).kind == Knob::Kind::Split;
+                if (split ? s.split(probe, knob) == wanted : s.value(probe, knob) == wanted[0]) {
+                    k[i] = static_cast<int>(v);
+                    return;
+                }
+            }
+        }
+        FAIL() << "no value for " << knob;
+    };
+    pick("tile_n", {2, 16});
+    pick("tile_m", {2, 4});
+    pick("tile_k", {2, 8});
+    pick("vec", {8});
+    pick("unroll_m", {1});
+    pick("parallel", {1});
+    const LoopNest nest = scheduleLoopNest(t, s, s.encode(k));
+    EXPECT_EQ(nest.describe(), "io(2):par jo(2):par ro(2) j(2) ri(8) i(4):unroll jv(8):vec");
+    const auto f = loopNestFeatures(nest);
+    const auto names = loopNestFeatureNames();
+    ASSERT_EQ(f.size(), names.size());
+    auto feature = [&](const std::string& name) {
+        const auto it = std::find(names.begin(), names.end(), name);
+        EXPECT_NE(it, names.end()) << name;
+        return f[it - names.begin()];
+    };
+    // Innermost (jv): 8 lanes; B is read along n (stride 1), A not at all (stride 0), 8 floats of B.
+    EXPECT_DOUBLE_EQ(feature("L0_log2_extent"), 3);
+    EXPECT_DOUBLE_EQ(feature("L0_vectorized"), 1);
+    EXPECT_DOUBLE_EQ(feature("L0_w_log2_stride"), 1);  // log2(1 + 1)
+    EXPECT_DOUBLE_EQ(feature("L0_in_log2_stride"), 0);
+    EXPECT_DOUBLE_EQ(feature("L0_w_log2_touch_bytes"), std::log2(8 * 4));
+    EXPECT_DOUBLE_EQ(feature("L0_in_log2_touch_bytes"), std::log2(4));  // one element of A, 8 times
+    EXPECT_DOUBLE_EQ(feature("L0_in_log2_reuse"), 3);
+    // i (slot 1): 4 rows unrolled; A moves by a row (16 floats) per i.
+    EXPECT_DOUBLE_EQ(feature("L1_unrolled"), 1);
+    EXPECT_DOUBLE_EQ(feature("L1_in_log2_stride"), std::log2(17));
+    // ro (slot 4): the whole k range of A's 4 rows (4 x 16 floats), B's 16 x 16 tile, Y's 4 x 16.
+    EXPECT_DOUBLE_EQ(feature("L4_in_log2_touch_bytes"), std::log2(4 * 16 * 4));
+    EXPECT_DOUBLE_EQ(feature("L4_w_log2_touch_bytes"), std::log2(16 * 16 * 4));
+    EXPECT_DOUBLE_EQ(feature("L4_out_log2_touch_bytes"), std::log2(4 * 16 * 4));
+    // io (slot 6, outermost): parallel; every element of each buffer.
+    EXPECT_DOUBLE_EQ(feature("L6_parallel"), 1);
+    EXPECT_DOUBLE_EQ(feature("L6_w_log2_touch_bytes"), std::log2(16 * 32 * 4));
+    EXPECT_DOUBLE_EQ(feature("L7_log2_extent"), 0);  // no loop there
+}
+
+TEST(LoopNest, EveryTemplatesNestFitsTheSlotsAndNamesItsLoops) {
+    for (const TuningTask& t : {makeConv2d(1, 64, 56, 56, 64, 3, 1, 1), makeConv2d(1, 32, 28, 28, 32, 3, 2, 1, 32),
+                                makeDense(1, 1000, 512), withPackedTemplate(makeConv2d(1, 64, 56, 56, 64, 3, 1, 1), 16),
+                                withPackedTemplate(makeConv2d(1, 3, 224, 224, 64, 7, 2, 3), 16),
+                                withPackedTemplate(makeConv2d(1, 96, 14, 14, 96, 3, 1, 1, 96), 8)}) {
+        const KnobSpace s = templateSpace(t);
+        Rng rng(2);
+        for (int i = 0; i < 100; ++i) {
+            const ConfigIndex c = s.random(rng);
+            const LoopNest nest = scheduleLoopNest(t, s, c);
+            ASSERT_LE(nest.loops.size(), kLoopFeatureSlots) << nest.describe();
+            ASSERT_EQ(nest.accesses.size(), 3u);
+            // Every loop indexes some buffer, except the batch loop of a batch of one.
+            for (size_t l = 0; l < nest.loops.size(); ++l) {
+                bool used = false;
+                for (const auto& a : nest.accesses)
+                    for (const auto& dim : a.coeff) used |= dim[l] != 0;
+                EXPECT_TRUE(used || nest.loops[l].extent == 1) << nest.loops[l].var << " in " << nest.describe();
+            }
+            for (double v : loopNestFeatures(nest)) EXPECT_TRUE(std::isfinite(v));
+        }
+    }
 }
