@@ -154,17 +154,21 @@ int cmdTune(const ArgList& argv) {
     bool allFair = measurerName == "halide";
     InterruptScope interrupt;
     const std::string dbPath = recordingPathFrom(args);
+    // The simulated CPU is a model, not this machine: every line its figures appear on says so.
+    const bool simulated = measurerName == "sim";
+    const std::string sim = simulated ? "[simulated CPU] " : "";
+    out["simulated"] = simulated;
     for (size_t idx : chosen) {
         const TuningTask& task = tasks[idx];
         const KnobSpace space = templateSpace(task);
         TuningRun run(g, specFor(idx), path, measurer.get());
-        if (!quiet) std::cerr << "task " << idx << ": " << task.describe() << " (" << space.size() << " configs)\n";
+        if (!quiet) std::cerr << sim << "task " << idx << ": " << task.describe() << " (" << space.size() << " configs)\n";
         // One stored run per task: measurements and progress stream to the store as they come.
         RecordedRun recorded(run, dbPath);
         RunReporter reporter;
         if (!quiet)
             reporter.progress = [&](const ProgressEvent& e) {
-                std::cerr << "  " << e.evaluations << "/" << trials << " measured, best " << std::fixed
+                std::cerr << "  " << sim << e.evaluations << "/" << trials << " measured, best " << std::fixed
                           << std::setprecision(2) << e.values.value("best_gflops", 0.0) << " GFLOP/s\r" << std::flush;
                 std::cerr.unsetf(std::ios::fixed);
             };
@@ -213,12 +217,12 @@ int cmdTune(const ArgList& argv) {
         }
         out["tasks"].push_back(t);
         if (!json) {
-            std::cout << std::left << std::setw(4) << idx << std::setw(52) << task.describe() << std::right
+            std::cout << sim << std::left << std::setw(4) << idx << std::setw(52) << task.describe() << std::right
                       << std::fixed << std::setprecision(2) << std::setw(9) << res.bestGflops() << " GFLOP/s "
                       << std::setprecision(4) << std::setw(10) << res.bestLatencyS() * 1e3 << " ms  "
                       << res.measurements.size() << " measured, " << res.failures() << " failed";
             std::cout.unsetf(std::ios::fixed);
-            if (res.hasBest()) std::cout << "\n     best: " << res.measurements[res.best].knobs;
+            if (res.hasBest()) std::cout << "\n     " << sim << "best: " << res.measurements[res.best].knobs;
             if (ref != libtorch.end() && res.hasBest())
                 std::cout << "\n     libtorch: " << std::fixed << std::setprecision(2) << ref->second.best.gflops
                           << " GFLOP/s " << std::setprecision(4) << ref->second.best.medianS * 1e3 << " ms on "
@@ -229,7 +233,7 @@ int cmdTune(const ArgList& argv) {
         }
         if (interrupt.interrupted()) {
             allTuned = false;  // the other tasks are not started
-            if (!quiet) std::cerr << "interrupted: task " << idx << " stored as cancelled; no other task started\n";
+            if (!quiet) std::cerr << sim << "interrupted: task " << idx << " stored as cancelled; no other task started\n";
             break;
         }
     }
@@ -251,7 +255,7 @@ int cmdTune(const ArgList& argv) {
         return status;
     }
     if (allTuned) {
-        std::cout << std::setprecision(4) << "estimated time of the tuned operators (best latency x uses): "
+        std::cout << std::setprecision(4) << sim << "estimated time of the tuned operators (best latency x uses): "
                   << totalS * 1e3 << " ms";
         if (compared)
             std::cout << "; libtorch on the same operators (faster of 1 and " << cores << " threads): " << libtorchS * 1e3

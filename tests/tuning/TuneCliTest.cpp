@@ -17,8 +17,9 @@ struct Output {
     std::string out;
 };
 
-Output runGraphopt(const std::string& args) {
-    const std::string cmd = std::string(GRAPHOPT_BINARY_DIR) + "/app/graphopt " + args + " 2>/dev/null";
+Output runGraphopt(const std::string& args, bool withStderr = false) {
+    const std::string cmd =
+        std::string(GRAPHOPT_BINARY_DIR) + "/app/graphopt " + args + (withStderr ? " 2>&1" : " 2>/dev/null");
     Output o;
     FILE* p = popen(cmd.c_str(), "r");
     if (!p) return o;
@@ -64,6 +65,29 @@ TEST(TuneCli, TuneWithTheSimulatedMeasurerGivesEveryMeasurement) {
     const auto& u = again["tasks"][0];
     EXPECT_EQ(u["best_gflops"], t["best_gflops"]);
     for (size_t i = 0; i < 20; ++i) EXPECT_EQ(u["measurements"][i]["config"], t["measurements"][i]["config"]);
+}
+
+// The simulated CPU is a model: every line the CLI prints with it, progress included, says so.
+TEST(TuneCli, EveryLineOfASimulatedRunSaysSimulated) {
+    const Output o = runGraphopt("tune " + resnet18() + " --task 4 --tuner autotvm --measurer sim --trials 24 --no-store", true);
+    ASSERT_EQ(o.status, 0) << o.out;
+    int lines = 0;
+    std::string line;
+    for (char ch : o.out + "\n") {
+        if (ch != '\n' && ch != '\r') {
+            line += ch;
+            continue;
+        }
+        if (line.find_first_not_of(' ') != std::string::npos) {
+            ++lines;
+            EXPECT_NE(line.find("[simulated CPU]"), std::string::npos) << line;
+        }
+        line.clear();
+    }
+    EXPECT_GE(lines, 4);  // header, progress, result, best, total
+    const auto j = nlohmann::json::parse(
+        runGraphopt("tune " + resnet18() + " --task 4 --tuner random --measurer sim --trials 8 --no-store --json").out);
+    EXPECT_EQ(j["simulated"], true);
 }
 
 TEST(TuneCli, TuneWithHalideMeasuresForReal) {
