@@ -1,49 +1,56 @@
-// tuner_comparison [--model FILE] [--tasks 1,3,6,9] [--tuners random,autotvm,autotvm-as,release]
-//                  [--seeds 1,2,3] [--budget N] [--batch B] [--min-time S]
-//                  [--tuner-params JSON] [--csv FILE] [--markdown]
+// tuner_comparison [--models resnet18,mobilenet_v2] [--only MODEL:i,j,...]... [--template packed|nchw]
+//                  [--tuners random,autotvm,autotvm-as,release] [--seeds 1,2,3] [--budget N] [--batch B]
+//                  [--min-time S] [--tuner-params JSON] [--csv FILE] [--cache FILE]
 //
-// ReLeASE's comparison (papers/ReLeASE.md, "What the product reports") on this machine: every
-// tuner tunes every chosen conv task of the model (ResNet-18 by default) with the same number of
-// real Halide measurements, once per seed, in the order seed > task > tuner so that a run cut
-// short still has whole seeds. The CSV has one row per measurement (best GFLOP/s so far against
-// the measurement count and the run's wall-clock seconds, model time included) for plotting.
-// At the end it prints, per tuner and task:
-//   - the final best kernel (mean and range over seeds), wall time, and the time the tuner itself
-//     spent (cost-model fits + exploration);
-//   - measurements and wall seconds to reach 95 % of the best kernel any tuner found;
-//   - for each seed, the time autotvm took to find its final best and the time release and
-//     autotvm-as needed to reach it (the paper's "optimization time" comparison);
-//   - the best tuned kernel against libtorch's conv2d (1 and all threads) per layer.
-// The tuner parameters (--tuner-params, default {"plan_size": 32, "initial_random": 32}) go to the
-// model-based tuners (autotvm, autotvm-as, release) alike; random and ga get none.
-// Figures depend on the machine's load: the load average is printed at the start and the end.
+// ReLeASE's comparison (papers/ReLeASE.md, "What the product reports") on this machine, with real
+// Halide measurements: every tuner tunes every chosen task (default: every conv, pointwise and
+// depthwise task of each model) with the same budget, once per seed, in the order task > seed >
+// tuner. Per tuner it prints the time and measurements it needs to reach autotvm's final best
+// (same task and seed), per task and as a geometric mean over tasks, the share of runs that reach
+// it, the best kernel, and the share of the wall clock the tuner spent on its own search.
+//
+// Measurements are shared: each distinct configuration of a task is compiled, checked and timed
+// once per bench invocation (and kept in --cache, a JSON-lines file, so a rerun or an interrupted
+// run measures nothing twice); every tuner that proposes it gets that result and is charged the
+// measurement's real cost (the wall seconds that compile + check + timing took when it was made).
+// A run's clock is therefore its own search time (proposeBatch and observe, measured as they run)
+// plus the real cost of every measurement it asked for, as if it had run alone; and two tuners
+// that measure the same configuration see the same figure, so "reaching autotvm's best" is not
+// decided by timing noise between two measurements of one kernel.
+//
+// The CSV has one row per measurement: model, task, tuner, seed, measurement, clock_s, gflops,
+// best_gflops (plot it with plot_tuner_comparison). Figures depend on the machine's load: the load
+// average is printed at the start, after each task and at the end.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
-#include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "graph/Loaders.h"
 #include "tuning/HalideMeasurer.h"
 #include "tuning/LearnedTuners.h"
-#include "tuning/LibtorchReference.h"
 #include "tuning/PeakFlops.h"
 #include "tuning/TemplateSpace.h"
-#include "tuning/TuningRun.h"
+#include "tuning/Tuner.h"
 
 using namespace graphopt;
 using namespace graphopt::tuning;
-using graphopt::Rng;
 
 namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 std::string loadAverage() {
     std::ifstream in("/proc/loadavg");
@@ -52,105 +59,248 @@ std::string loadAverage() {
     return a + " " + b + " " + c;
 }
 
-std::vector<std::string> splitList(const std::string& s) {
+std::vector<std::string> splitList(const std::string& s, char sep = ',') {
     std::vector<std::string> out;
     std::stringstream ss(s);
-    for (std::string t; std::getline(ss, t, ',');)
+    for (std::string t; std::getline(ss, t, sep);)
         if (!t.empty()) out.push_back(t);
     return out;
 }
 
+// Every distinct configuration measured once; results and their real cost kept in memory and in
+// a JSON-lines file.
+class MeasurementCache {
+public:
+    struct Entry {
+        MeasureResult result;
+        double costS = 0;
+    };
+    explicit MeasurementCache(const std::string& path) {
+        if (path.empty()) return;
+        if (std::ifstream in(path); in) {
+            std::string line;
+            while (std::getline(in, line)) {
+                if (line.empty()) continue;
+                try {
+                    const auto j = nlohmann::json::parse(line);
+                    entries_[j.at("task").get<std::string>()][j.at("config").get<ConfigIndex>()] =
+                        Entry{MeasureResult::fromJson(j.at("result")), j.at("cost_s").get<double>()};
+                    ++loaded_;
+                } catch (const std::exception&) {
+                    // a line cut short by an interrupted run: that configuration is measured again
+                }
+            }
+        }
+        log_.open(path, std::ios::app);
+        if (!log_) throw std::runtime_error("cannot write the measurement cache " + path);
+    }
+    // The results of `configs` (in order): cached ones as they were, the others measured now, one
+    // at a time, each timed as a whole.
+    std::vector<Entry> measure(Measurer& measurer, const TuningTask& task, const std::vector<ConfigIndex>& configs) {
+        auto& byConfig = entries_[task.key()];
+        std::vector<Entry> out;
+        for (ConfigIndex c : configs) {
+            auto it = byConfig.find(c);
+            if (it == byConfig.end()) {
+                const auto t0 = Clock::now();
+                std::vector<MeasureResult> r = measurer.measure(task, {c});
+                Entry e{r.at(0), since(t0)};
+                ++fresh_;
+                if (log_.is_open()) {
+                    log_ << nlohmann::json{{"task", task.key()}, {"config", c}, {"cost_s", e.costS},
+                                           {"result", e.result.toJson()}}
+                                .dump()
+                         << "\n"
+                         << std::flush;
+                }
+                it = byConfig.emplace(c, std::move(e)).first;
+            }
+            out.push_back(it->second);
+        }
+        return out;
+    }
+    int64_t fresh() const { return fresh_; }
+    int64_t loaded() const { return loaded_; }
+
+private:
+    std::unordered_map<std::string, std::unordered_map<ConfigIndex, Entry>> entries_;
+    std::ofstream log_;
+    int64_t fresh_ = 0, loaded_ = 0;
+};
+
+struct TaskRef {
+    std::string model;  // short name (file stem)
+    size_t index = 0;   // in `graphopt tasks MODEL`
+    TuningTask task;
+    std::string label() const { return model + ":" + std::to_string(index); }
+};
+
 struct Record {
     std::string tuner;
-    size_t task = 0;
+    std::string task;  // TaskRef::label()
     uint64_t seed = 0;
-    std::vector<double> best;     // best GFLOP/s after each measurement
-    std::vector<double> elapsed;  // run's wall seconds when each measurement was recorded
-    double wallS = 0;
-    double modelS = 0;  // cost-model fits + exploration, from the progress events
+    std::vector<double> best;   // best GFLOP/s after each measurement
+    std::vector<double> clock;  // the run's clock when each measurement was known
+    double tunerS = 0;          // its own search time (proposeBatch + observe)
     int failures = 0;
+    int plans = 0;
+    double kSum = 0, visitedSum = 0;  // over its adaptive-sampling plans
+    int sampledPlans = 0;
     double finalBest() const { return best.empty() ? 0 : best.back(); }
+    double wallS() const { return clock.empty() ? 0 : clock.back(); }
     // First measurement whose best reaches `target`: (measurements, seconds).
     std::optional<std::pair<int, double>> reach(double target) const {
         for (size_t i = 0; i < best.size(); ++i)
-            if (best[i] >= target && best[i] > 0) return std::make_pair(static_cast<int>(i) + 1, elapsed[i]);
+            if (best[i] >= target && best[i] > 0) return std::make_pair(static_cast<int>(i) + 1, clock[i]);
         return std::nullopt;
     }
 };
 
-double planSeconds(const nlohmann::json& plan) {
-    return plan.value("fit_s", 0.0) + plan.value("explore_s", 0.0);
+void notePlan(Record& rec, const nlohmann::json& plan) {
+    ++rec.plans;
+    if (plan.contains("k")) {
+        ++rec.sampledPlans;
+        rec.kSum += plan["k"].get<double>();
+        rec.visitedSum += plan.value("visited", 0.0);
+    }
 }
 
-struct Spread {
-    std::vector<double> v;
-    void add(double x) { v.push_back(x); }
-    std::string text(int precision) const {
-        if (v.empty()) return "-";
-        double sum = 0;
-        for (double x : v) sum += x;
-        const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-        std::ostringstream os;
-        os << std::fixed << std::setprecision(precision) << sum / static_cast<double>(v.size());
-        if (v.size() > 1) os << " (" << *lo << "-" << *hi << ")";
-        return os.str();
+Record runOne(const std::string& tunerName, const TaskRef& ref, uint64_t seed, const nlohmann::json& params,
+              int64_t budget, int batch, Measurer& measurer, MeasurementCache& cache, std::ostream& csv) {
+    Record rec;
+    rec.tuner = tunerName;
+    rec.task = ref.label();
+    rec.seed = seed;
+    auto tuner = makeTuner(tunerName, ref.task, seed, params);
+    double clock = 0, best = 0;
+    int64_t measured = 0;
+    while (measured < budget) {
+        const auto t0 = Clock::now();
+        const std::vector<ConfigIndex> configs =
+            tuner->proposeBatch(static_cast<int>(std::min<int64_t>(batch, budget - measured)));
+        double own = since(t0);
+        if (configs.empty()) break;
+        const nlohmann::json info = tuner->lastBatchInfo();
+        if (info.is_object()) {
+            if (info.contains("exploration")) notePlan(rec, info["exploration"]);
+            for (const auto& p : info.value("earlier_explorations", nlohmann::json::array())) notePlan(rec, p);
+        }
+        clock += own;
+        const auto entries = cache.measure(measurer, ref.task, configs);
+        std::vector<MeasureResult> results;
+        for (const auto& e : entries) {
+            clock += e.costS;
+            ++measured;
+            if (e.result.ok)
+                best = std::max(best, e.result.gflops);
+            else
+                ++rec.failures;
+            rec.best.push_back(best);
+            rec.clock.push_back(clock);
+            csv << ref.model << ',' << ref.index << ',' << tunerName << ',' << seed << ',' << measured << ',' << clock
+                << ',' << (e.result.ok ? e.result.gflops : 0.0) << ',' << best << "\n";
+            results.push_back(e.result);
+        }
+        const auto t1 = Clock::now();
+        tuner->observe(results);
+        own += since(t1);
+        clock += since(t1);
+        rec.tunerS += own;
     }
-};
+    csv.flush();
+    return rec;
+}
+
+double geomean(const std::vector<double>& v) {
+    if (v.empty()) return std::nan("");
+    double s = 0;
+    for (double x : v) s += std::log(x);
+    return std::exp(s / static_cast<double>(v.size()));
+}
+
+double mean(const std::vector<double>& v) {
+    if (v.empty()) return std::nan("");
+    double s = 0;
+    for (double x : v) s += x;
+    return s / static_cast<double>(v.size());
+}
+
+std::string fmt(double v, int precision) {
+    if (std::isnan(v)) return "-";
+    std::ostringstream os;
+    os << std::fixed << std::setprecision(precision) << v;
+    return os.str();
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string model = std::string(GRAPHOPT_SOURCE_DIR) + "/resources/models/resnet18.onnx";
+    std::vector<std::string> models = {"resnet18", "mobilenet_v2"};
+    std::map<std::string, std::set<size_t>> only;
+    std::string templ = "packed";
     std::vector<std::string> tunerList = {"random", "autotvm", "autotvm-as", "release"};
-    std::vector<size_t> taskList = {1, 3, 6, 9};
     std::vector<uint64_t> seeds = {1, 2, 3};
-    int64_t budget = 96;
+    int64_t budget = 128;
     int batch = 8;
     double minTime = 0.05;
-    nlohmann::json modelParams = {{"plan_size", 32}, {"initial_random", 32}};
-    std::string csvPath = "tuner_comparison.csv";
+    nlohmann::json modelParams = {{"plan_size", 16}, {"initial_random", 16}};
+    std::string csvPath = "tuner_comparison.csv", cachePath;
     for (int i = 1; i < argc; ++i) {
         auto value = [&](const char* flag) -> std::optional<std::string> {
             if (std::strcmp(argv[i], flag) || i + 1 >= argc) return std::nullopt;
             return std::string(argv[++i]);
         };
         std::optional<std::string> v;
-        if ((v = value("--model"))) model = *v;
-        else if ((v = value("--tasks"))) {
-            taskList.clear();
-            for (const auto& t : splitList(*v)) taskList.push_back(std::stoul(t));
-        } else if ((v = value("--tuners"))) tunerList = splitList(*v);
-        else if ((v = value("--seeds"))) {
-            seeds.clear();
-            for (const auto& s : splitList(*v)) seeds.push_back(std::stoull(s));
-        } else if ((v = value("--budget"))) budget = std::stoll(*v);
-        else if ((v = value("--batch"))) batch = std::stoi(*v);
-        else if ((v = value("--min-time"))) minTime = std::stod(*v);
-        else if ((v = value("--tuner-params"))) modelParams = nlohmann::json::parse(*v);
-        else if ((v = value("--csv"))) csvPath = *v;
-        else {
-            std::cerr << "usage: tuner_comparison [--model FILE] [--tasks i,j,..] [--tuners a,b,..] [--seeds 1,2,3]"
-                         " [--budget N] [--batch B] [--min-time S] [--tuner-params JSON] [--csv FILE]\n";
+        try {
+            if ((v = value("--models"))) models = splitList(*v);
+            else if ((v = value("--only"))) {
+                const auto colon = v->find(':');
+                if (colon == std::string::npos) throw std::invalid_argument("--only wants MODEL:i,j,...");
+                for (const auto& t : splitList(v->substr(colon + 1))) only[v->substr(0, colon)].insert(std::stoul(t));
+            } else if ((v = value("--template"))) templ = *v;
+            else if ((v = value("--tuners"))) tunerList = splitList(*v);
+            else if ((v = value("--seeds"))) {
+                seeds.clear();
+                for (const auto& s : splitList(*v)) seeds.push_back(std::stoull(s));
+            } else if ((v = value("--budget"))) budget = std::stoll(*v);
+            else if ((v = value("--batch"))) batch = std::stoi(*v);
+            else if ((v = value("--min-time"))) minTime = std::stod(*v);
+            else if ((v = value("--tuner-params"))) modelParams = nlohmann::json::parse(*v);
+            else if ((v = value("--csv"))) csvPath = *v;
+            else if ((v = value("--cache"))) cachePath = *v;
+            else throw std::invalid_argument(std::string("unknown or incomplete option ") + argv[i]);
+        } catch (const std::exception& e) {
+            std::cerr << "tuner_comparison: " << e.what()
+                      << "\nusage: tuner_comparison [--models a,b] [--only MODEL:i,j] [--template packed|nchw]"
+                         " [--tuners a,b] [--seeds 1,2,3] [--budget N] [--batch B] [--min-time S]"
+                         " [--tuner-params JSON] [--csv FILE] [--cache FILE]\n";
             return 2;
         }
     }
+    if (templ != "packed" && templ != "nchw") {
+        std::cerr << "tuner_comparison: --template is packed or nchw\n";
+        return 2;
+    }
     try {
         registerLearnedTuners();
-        const auto start = std::chrono::steady_clock::now();
+        const auto start = Clock::now();
         std::cout << "load average at start: " << loadAverage() << "\n";
         const PeakFlops peak = measurePeakFlops();
         std::cout << "machine peak (" << peak.isa << " FMA): " << std::fixed << std::setprecision(1) << peak.gflops1
-                  << " GFLOP/s on 1 thread, " << peak.gflopsAll << " on " << peak.threads << " threads\n";
-        const auto tasks = extractTasks(loadGraph(model));
-        for (size_t t : taskList)
-            if (t >= tasks.size() || !tasks[t].isConv())
-                throw std::invalid_argument("task " + std::to_string(t) + " is not a conv task of the model");
+                  << " GFLOP/s on 1 thread, " << peak.gflopsAll << " on " << peak.threads << " threads\n"
+                  << std::defaultfloat;
 
-        // libtorch first, before the measure worker starts (its OpenMP threads collapse when
-        // another process competes for a core).
-        std::map<size_t, std::pair<LibtorchTiming, LibtorchTiming>> torch;  // 1 thread, all threads
-        for (size_t t : taskList)
-            torch[t] = {timeLibtorch(tasks[t], 1, 0.2), timeLibtorch(tasks[t], peak.threads, 0.2)};
+        std::vector<TaskRef> tasks;
+        for (const auto& m : models) {
+            const std::string file = std::string(GRAPHOPT_SOURCE_DIR) + "/resources/models/" + m + ".onnx";
+            const auto all = extractTasks(loadGraph(file));
+            for (size_t i = 0; i < all.size(); ++i) {
+                if (!all[i].isConv()) continue;
+                if (only.count(m) && !only[m].count(i)) continue;
+                tasks.push_back({m, i, templ == "packed" ? withPackedTemplate(all[i]) : all[i]});
+            }
+        }
+        if (tasks.empty()) throw std::invalid_argument("no task chosen");
 
         HalideMeasurerOptions mo;
 #ifdef GRAPHOPT_MEASURE_WORKER
@@ -158,169 +308,165 @@ int main(int argc, char** argv) {
 #endif
         mo.minTimeS = minTime;
         HalideMeasurer measurer(mo);
+        MeasurementCache cache(cachePath);
+        if (cache.loaded()) std::cout << "measurement cache " << cachePath << ": " << cache.loaded() << " measurements\n";
         std::ofstream csv(csvPath);
-        csv << "tuner,task,seed,measurement,elapsed_s,gflops,best_gflops\n";
-        std::cout << "budget " << budget << " measurements per run, batch " << batch << ", min time " << std::defaultfloat
-                  << minTime << " s, model-based tuner params " << modelParams.dump() << "\n";
-        std::cout << "CSV (one row per measurement): " << csvPath << "\n\n";
+        csv << "model,task,tuner,seed,measurement,clock_s,gflops,best_gflops\n";
+        std::cout << tasks.size() << " tasks (" << templ << " template), tuners";
+        for (const auto& t : tunerList) std::cout << " " << t;
+        std::cout << ", seeds";
+        for (auto s : seeds) std::cout << " " << s;
+        std::cout << "; budget " << budget << " measurements per run, batch " << batch << ", min time " << minTime
+                  << " s; model-based tuner params " << modelParams.dump() << "\nCSV (one row per measurement): "
+                  << csvPath << "\n\n";
 
         std::vector<Record> records;
-        for (uint64_t seed : seeds)
-            for (size_t t : taskList)
+        for (const TaskRef& ref : tasks) {
+            const auto taskStart = Clock::now();
+            const int64_t before = cache.fresh();
+            std::cout << ref.label() << "  " << ref.task.describe() << "  (" << templateSpace(ref.task).size()
+                      << " configurations)\n";
+            for (uint64_t seed : seeds)
                 for (const auto& tuner : tunerList) {
                     const bool modelBased = tuner != "random" && tuner != "ga" && tuner != "grid";
-                    TuningRunOptions ro;
-                    ro.budget = budget;
-                    ro.batchSize = batch;
-                    ro.seed = seed;
-                    Record rec;
-                    rec.tuner = tuner;
-                    rec.task = t;
-                    rec.seed = seed;
-                    TuningRun run(tasks[t], measurer,
-                                  makeTuner(tuner, tasks[t], seed, modelBased ? modelParams : nlohmann::json::object()),
-                                  ro);
-                    const TuningResult r = run.run([&](const ProgressEvent& e) {
-                        if (!e.values.contains("tuner")) return;
-                        const auto& info = e.values["tuner"];
-                        if (info.contains("exploration")) rec.modelS += planSeconds(info["exploration"]);
-                        if (info.contains("earlier_explorations"))
-                            for (const auto& p : info["earlier_explorations"]) rec.modelS += planSeconds(p);
-                    });
-                    if (r.status() == RunStatus::Failed) throw std::runtime_error(tuner + ": " + r.error());
-                    double best = 0;
-                    for (size_t i = 0; i < r.measurements.size(); ++i) {
-                        const auto& m = r.measurements[i];
-                        if (m.ok) best = std::max(best, m.gflops);
-                        rec.best.push_back(best);
-                        rec.elapsed.push_back(m.elapsedS);
-                        csv << tuner << ',' << t << ',' << seed << ',' << i + 1 << ',' << m.elapsedS << ','
-                            << (m.ok ? m.gflops : 0.0) << ',' << best << "\n";
-                    }
-                    csv.flush();
-                    rec.wallS = r.elapsedS;
-                    rec.failures = r.failures();
-                    std::cout << std::fixed << "seed " << seed << " task " << t << " " << std::left << std::setw(11)
-                              << tuner << std::right << std::setprecision(1) << std::setw(8) << rec.finalBest()
-                              << " GFLOP/s  wall " << std::setw(6) << rec.wallS << " s  tuner " << std::setprecision(2)
-                              << std::setw(6) << rec.modelS << " s  failed " << rec.failures << "  (load "
-                              << loadAverage() << ")\n"
-                              << std::flush;
+                    Record rec = runOne(tuner, ref, seed, modelBased ? modelParams : nlohmann::json::object(), budget,
+                                        batch, measurer, cache, csv);
+                    std::cout << "  seed " << seed << " " << std::left << std::setw(11) << tuner << std::right
+                              << std::fixed << std::setprecision(1) << std::setw(7) << rec.finalBest()
+                              << " GFLOP/s  clock " << std::setw(6) << rec.wallS() << " s  own " << std::setprecision(2)
+                              << std::setw(5) << rec.tunerS << " s  failed " << rec.failures;
+                    if (rec.sampledPlans)
+                        std::cout << "  plans " << rec.plans << ", mean k " << std::setprecision(1)
+                                  << rec.kSum / rec.sampledPlans << " of " << std::setprecision(0)
+                                  << rec.visitedSum / rec.sampledPlans << " visited";
+                    std::cout << "\n" << std::defaultfloat << std::flush;
                     records.push_back(std::move(rec));
                 }
+            std::cout << "  " << cache.fresh() - before << " configurations measured for real in " << std::fixed
+                      << std::setprecision(0) << since(taskStart) << " s (load " << loadAverage() << ")\n"
+                      << std::defaultfloat;
+        }
 
-        auto find = [&](const std::string& tuner, size_t task, uint64_t seed) -> const Record* {
+        auto find = [&](const std::string& tuner, const std::string& task, uint64_t seed) -> const Record* {
             for (const auto& r : records)
                 if (r.tuner == tuner && r.task == task && r.seed == seed) return &r;
             return nullptr;
         };
-        std::map<size_t, double> bestAny;
-        for (const auto& r : records) bestAny[r.task] = std::max(bestAny[r.task], r.finalBest());
 
-        std::cout << "\n#### Final best GFLOP/s, mean (min-max) over seeds; wall s; tuner's own s (fits + exploration)\n\n";
-        std::cout << "| tuner | task | best GFLOP/s | wall s | tuner s |\n|---|---|---|---|---|\n";
-        for (const auto& tuner : tunerList)
-            for (size_t t : taskList) {
-                Spread best, wall, own;
-                for (uint64_t s : seeds)
-                    if (const Record* r = find(tuner, t, s)) {
-                        best.add(r->finalBest());
-                        wall.add(r->wallS);
-                        own.add(r->modelS);
-                    }
-                std::cout << "| " << tuner << " | " << t << " | " << best.text(1) << " | " << wall.text(0) << " | "
-                          << own.text(1) << " |\n";
-            }
-
-        std::cout << "\n#### To 95 % of the best kernel any tuner found: measurements and wall s, mean (min-max) over "
-                     "the seeds that got there\n\n";
-        std::cout << "| tuner | task | target GFLOP/s | reached | measurements | wall s |\n|---|---|---|---|---|---|\n";
-        for (const auto& tuner : tunerList)
-            for (size_t t : taskList) {
-                Spread n, sec;
-                int reached = 0, runs = 0;
-                for (uint64_t s : seeds)
-                    if (const Record* r = find(tuner, t, s)) {
-                        ++runs;
-                        if (auto hit = r->reach(0.95 * bestAny[t])) {
-                            ++reached;
-                            n.add(hit->first);
-                            sec.add(hit->second);
-                        }
-                    }
-                std::cout << "| " << tuner << " | " << t << " | " << std::setprecision(1) << 0.95 * bestAny[t] << " | "
-                          << reached << "/" << runs << " | " << n.text(0) << " | " << sec.text(0) << " |\n";
-            }
-
-        if (std::count(tunerList.begin(), tunerList.end(), "autotvm")) {
-            std::cout << "\n#### Time to reach autotvm's final best (same task and seed): autotvm's time to find it, "
-                         "the others' time to match it, and autotvm's time / theirs\n\n";
-            std::cout << "| task | seed | autotvm best | autotvm s |";
-            for (const auto& tuner : tunerList)
-                if (tuner != "autotvm") std::cout << " " << tuner << " s | speedup |";
-            std::cout << "\n|---|---|---|---|";
-            for (const auto& tuner : tunerList)
-                if (tuner != "autotvm") std::cout << "---|---|";
-            std::cout << "\n";
-            std::map<std::string, double> sumTheirs, sumAutotvm;
-            std::map<std::string, int> matched, pairs;
-            for (size_t t : taskList)
-                for (uint64_t s : seeds) {
-                    const Record* a = find("autotvm", t, s);
-                    if (!a || a->finalBest() <= 0) continue;
+        // autotvm's final best per task and seed, and what it took autotvm to find it.
+        std::cout << "\n#### Reaching autotvm's final best (same task and seed)\n\n"
+                     "Per task: autotvm's final best (mean over seeds) and its mean time / measurements to find it; "
+                     "per other tuner the runs that reach it, their mean seconds and measurements, and autotvm's "
+                     "time / theirs (geometric mean over the seeds that reach it).\n\n| task | autotvm best | autotvm s | autotvm n |";
+        for (const auto& t : tunerList)
+            if (t != "autotvm") std::cout << " " << t << " reached | s | n | speed-up |";
+        std::cout << "\n|---|---|---|---|";
+        for (const auto& t : tunerList)
+            if (t != "autotvm") std::cout << "---|---|---|---|";
+        std::cout << "\n";
+        std::map<std::string, std::vector<double>> taskSpeedups, taskMeasureRatios;
+        std::map<std::string, int> reachedRuns, allRuns;
+        for (const TaskRef& ref : tasks) {
+            std::vector<double> aBest, aS, aN;
+            for (uint64_t s : seeds)
+                if (const Record* a = find("autotvm", ref.label(), s); a && a->finalBest() > 0) {
                     const auto own = a->reach(a->finalBest());
-                    std::cout << "| " << t << " | " << s << " | " << std::setprecision(1) << a->finalBest() << " | "
-                              << std::setprecision(0) << own->second << " |";
-                    for (const auto& tuner : tunerList) {
-                        if (tuner == "autotvm") continue;
-                        const Record* o = find(tuner, t, s);
-                        const auto hit = o ? o->reach(a->finalBest()) : std::nullopt;
-                        ++pairs[tuner];
-                        if (hit) {
-                            ++matched[tuner];
-                            sumTheirs[tuner] += hit->second;
-                            sumAutotvm[tuner] += own->second;
-                            std::cout << " " << std::setprecision(0) << hit->second << " | " << std::setprecision(2)
-                                      << own->second / std::max(hit->second, 1e-9) << "x |";
-                        } else {
-                            std::cout << " not reached | - |";
-                        }
-                    }
-                    std::cout << "\n";
+                    aBest.push_back(a->finalBest());
+                    aS.push_back(own->second);
+                    aN.push_back(own->first);
                 }
-            std::cout << "\n";
-            for (const auto& tuner : tunerList) {
-                if (tuner == "autotvm") continue;
-                std::cout << tuner << ": matched autotvm's final best in " << matched[tuner] << " of " << pairs[tuner]
-                          << " runs";
-                if (matched[tuner])
-                    std::cout << "; over those, autotvm took " << std::setprecision(0) << sumAutotvm[tuner] << " s, "
-                              << tuner << " " << sumTheirs[tuner] << " s (" << std::setprecision(2)
-                              << sumAutotvm[tuner] / std::max(sumTheirs[tuner], 1e-9) << "x less time)";
-                std::cout << "\n";
+            std::cout << "| " << ref.label() << " | " << fmt(mean(aBest), 1) << " | " << fmt(mean(aS), 0) << " | "
+                      << fmt(mean(aN), 0) << " |";
+            for (const auto& t : tunerList) {
+                if (t == "autotvm") continue;
+                std::vector<double> ts, ns, speed, nratio;
+                int reached = 0, runs = 0;
+                for (uint64_t s : seeds) {
+                    const Record* a = find("autotvm", ref.label(), s);
+                    const Record* o = find(t, ref.label(), s);
+                    if (!a || !o || a->finalBest() <= 0) continue;
+                    ++runs;
+                    const auto own = a->reach(a->finalBest());
+                    if (const auto hit = o->reach(a->finalBest())) {
+                        ++reached;
+                        ts.push_back(hit->second);
+                        ns.push_back(hit->first);
+                        speed.push_back(own->second / std::max(hit->second, 1e-9));
+                        nratio.push_back(static_cast<double>(own->first) / hit->first);
+                    }
+                }
+                reachedRuns[t] += reached;
+                allRuns[t] += runs;
+                if (!speed.empty()) {
+                    taskSpeedups[t].push_back(geomean(speed));
+                    taskMeasureRatios[t].push_back(geomean(nratio));
+                }
+                std::cout << " " << reached << "/" << runs << " | " << fmt(mean(ts), 0) << " | " << fmt(mean(ns), 0)
+                          << " | " << fmt(geomean(speed), 2) << "x |";
             }
+            std::cout << "\n";
         }
 
-        std::cout << "\n#### Tuned (best over every tuner and seed) against libtorch's conv2d\n\n";
-        std::cout << "| task | conv | uses | tuned GFLOP/s | tuned ms | libtorch 1 thr GFLOP/s | libtorch " << peak.threads
-                  << " thr GFLOP/s | libtorch best ms | tuned / libtorch time |\n|---|---|---|---|---|---|---|---|---|\n";
-        double tunedTotal = 0, torchTotal = 0;
-        for (size_t t : taskList) {
-            const auto& [one, all] = torch[t];
-            const double torchBest = std::min(one.medianS, all.medianS);
-            const double tunedS = bestAny[t] > 0 ? tasks[t].flops() / (bestAny[t] * 1e9) : 0;
-            tunedTotal += tunedS * tasks[t].weight;
-            torchTotal += torchBest * tasks[t].weight;
-            std::cout << "| " << t << " | " << tasks[t].describe() << " | " << tasks[t].weight << " | "
-                      << std::setprecision(1) << bestAny[t] << " | " << std::setprecision(3) << tunedS * 1e3 << " | "
-                      << std::setprecision(1) << one.gflops << " | " << all.gflops << " | " << std::setprecision(3)
-                      << torchBest * 1e3 << " | " << std::setprecision(2) << tunedS / torchBest << " |\n";
+        std::cout << "\n#### Per tuner, over every task\n\n"
+                     "| tuner | runs reaching autotvm's best | autotvm's time / theirs, geomean over tasks | "
+                     "autotvm's measurements / theirs, geomean | tasks with a reaching run | mean best GFLOP/s "
+                     "(share of the best any tuner found) | own search time, share of its clock |\n"
+                     "|---|---|---|---|---|---|---|\n";
+        std::map<std::string, double> bestAny;
+        for (const auto& r : records) bestAny[r.task] = std::max(bestAny[r.task], r.finalBest());
+        for (const auto& t : tunerList) {
+            double own = 0, wall = 0;
+            std::vector<double> share, bests;
+            for (const auto& r : records)
+                if (r.tuner == t) {
+                    own += r.tunerS;
+                    wall += r.wallS();
+                    bests.push_back(r.finalBest());
+                    if (bestAny[r.task] > 0) share.push_back(r.finalBest() / bestAny[r.task]);
+                }
+            std::cout << "| " << t << " | ";
+            if (t == "autotvm")
+                std::cout << "- | 1x | 1x | - | ";
+            else
+                std::cout << reachedRuns[t] << "/" << allRuns[t] << " (" << fmt(100.0 * reachedRuns[t] / std::max(1, allRuns[t]), 0)
+                          << " %) | " << fmt(geomean(taskSpeedups[t]), 2) << "x | " << fmt(geomean(taskMeasureRatios[t]), 2)
+                          << "x | " << taskSpeedups[t].size() << "/" << tasks.size() << " | ";
+            std::cout << fmt(mean(bests), 1) << " (" << fmt(100 * mean(share), 1) << " %) | " << fmt(100 * own / std::max(wall, 1e-9), 1)
+                      << " % (" << fmt(own, 0) << " of " << fmt(wall, 0) << " s) |\n";
         }
-        std::cout << "\nthese layers x uses: tuned " << std::setprecision(3) << tunedTotal * 1e3 << " ms, libtorch "
-                  << torchTotal * 1e3 << " ms (tuned / libtorch " << std::setprecision(2) << tunedTotal / torchTotal
-                  << ")\n";
-        std::cout << "total wall " << std::setprecision(0)
-                  << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()
+
+        // Did autotvm flatten? Where its last improvement came, and its best at 3/4 of the budget.
+        std::vector<double> lastImprovement, atThreeQuarters;
+        for (const auto& r : records) {
+            if (r.tuner != "autotvm" || r.best.empty() || r.finalBest() <= 0) continue;
+            lastImprovement.push_back(r.reach(r.finalBest())->first);
+            atThreeQuarters.push_back(r.best[std::min(r.best.size() - 1, r.best.size() * 3 / 4)] / r.finalBest());
+        }
+        std::sort(lastImprovement.begin(), lastImprovement.end());
+        if (!lastImprovement.empty())
+            std::cout << "\nautotvm's final best came at measurement " << fmt(lastImprovement.front(), 0) << "-"
+                      << fmt(lastImprovement.back(), 0) << " (median " << fmt(lastImprovement[lastImprovement.size() / 2], 0)
+                      << ") of " << budget << "; at 3/4 of the budget it had " << fmt(100 * mean(atThreeQuarters), 1)
+                      << " % of its final best on average\n";
+
+        std::cout << "\n#### Best kernel per task (GFLOP/s: mean over seeds, max)\n\n| task | conv |";
+        for (const auto& t : tunerList) std::cout << " " << t << " |";
+        std::cout << "\n|---|---|";
+        for (size_t i = 0; i < tunerList.size(); ++i) std::cout << "---|";
+        std::cout << "\n";
+        for (const TaskRef& ref : tasks) {
+            std::cout << "| " << ref.label() << " | " << ref.task.describe() << " |";
+            for (const auto& t : tunerList) {
+                std::vector<double> b;
+                for (uint64_t s : seeds)
+                    if (const Record* r = find(t, ref.label(), s)) b.push_back(r->finalBest());
+                std::cout << " " << fmt(mean(b), 1) << ", " << fmt(b.empty() ? std::nan("") : *std::max_element(b.begin(), b.end()), 1)
+                          << " |";
+            }
+            std::cout << "\n";
+        }
+        std::cout << "\n" << cache.fresh() << " configurations measured for real, " << cache.loaded()
+                  << " taken from the cache file; total wall " << fmt(since(start), 0)
                   << " s; load average at the end: " << loadAverage() << "\n";
     } catch (const std::exception& e) {
         std::cerr << "tuner_comparison: " << e.what() << "\n";
