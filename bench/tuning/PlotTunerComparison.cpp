@@ -1,7 +1,7 @@
 // plot_tuner_comparison OUT.png CSV [CSV...] [--title TEXT]
 //
-// Draws tuner_comparison's CSVs (one row per measurement: model, task, tuner, seed, measurement,
-// clock_s, gflops, best_gflops) as one PNG: first the overall picture, the best kernel so far as a
+// Draws tuner_comparison's CSVs (one row per measurement: model, task, template, tuner, seed,
+// measurement, clock_s, gflops, best_gflops) as one PNG: first the overall picture, the best kernel so far as a
 // share of the best any tuner found on that task, averaged over tasks and seeds, against the
 // run's clock; then one chart per task, the best GFLOP/s so far (mean over seeds) against the
 // clock. One line per tuner, the same colour everywhere. Headless (offscreen platform).
@@ -50,6 +50,8 @@ bool readCsv(const QString& path, Data& data, std::vector<std::string>& taskOrde
     }
     QTextStream in(&f);
     const QStringList header = in.readLine().split(',');
+    // The template (packed, nchw) keeps two templates' runs of one task apart (older CSVs have none).
+    const int iTemplate = header.indexOf("template");
     const int iModel = header.indexOf("model"), iTask = header.indexOf("task"), iTuner = header.indexOf("tuner"),
               iSeed = header.indexOf("seed"), iClock = header.indexOf("clock_s"), iBest = header.indexOf("best_gflops");
     if (std::min({iModel, iTask, iTuner, iSeed, iClock, iBest}) < 0) {
@@ -59,7 +61,9 @@ bool readCsv(const QString& path, Data& data, std::vector<std::string>& taskOrde
     while (!in.atEnd()) {
         const QStringList c = in.readLine().split(',');
         if (c.size() < header.size()) continue;
-        const std::string task = (c[iModel] + ":" + c[iTask]).toStdString(), tuner = c[iTuner].toStdString();
+        QString label = c[iModel] + ":" + c[iTask];
+        if (iTemplate >= 0 && c[iTemplate] != "packed") label += " (" + c[iTemplate] + ")";
+        const std::string task = label.toStdString(), tuner = c[iTuner].toStdString();
         if (std::find(taskOrder.begin(), taskOrder.end(), task) == taskOrder.end()) taskOrder.push_back(task);
         if (std::find(tunerOrder.begin(), tunerOrder.end(), tuner) == tunerOrder.end()) tunerOrder.push_back(tuner);
         Run& r = data[task][tuner][c[iSeed].toStdString()];
@@ -175,7 +179,7 @@ int main(int argc, char** argv) {
     hf.setBold(true);
     heading->setFont(hf);
     layout->addWidget(heading);
-    layout->addWidget(chart(QString("All %1 tasks: best so far, %% of the best any tuner found (mean over tasks and seeds)")
+    layout->addWidget(chart(QString("All %1 tasks: best so far, % of the best any tuner found (mean over tasks and seeds)")
                                 .arg(tasks.size()),
                             tuners, overall, overallEnd, "% of best", true, QSize(1440, 420)));
     auto* grid = new QGridLayout;

@@ -18,8 +18,8 @@
 // that measure the same configuration see the same figure, so "reaching autotvm's best" is not
 // decided by timing noise between two measurements of one kernel.
 //
-// The CSV has one row per measurement: model, task, tuner, seed, measurement, clock_s, gflops,
-// best_gflops (plot it with plot_tuner_comparison). Figures depend on the machine's load: the load
+// The CSV has one row per measurement: model, task, template, tuner, seed, measurement, clock_s,
+// gflops, best_gflops (plot it with plot_tuner_comparison). Figures depend on the machine's load: the load
 // average is printed at the start, after each task and at the end.
 #include <algorithm>
 #include <chrono>
@@ -197,7 +197,7 @@ Record runOne(const std::string& tunerName, const TaskRef& ref, uint64_t seed, c
                 ++rec.failures;
             rec.best.push_back(best);
             rec.clock.push_back(clock);
-            csv << ref.model << ',' << ref.index << ',' << tunerName << ',' << seed << ',' << measured << ',' << clock
+            csv << ref.model << ',' << ref.index << ',' << ref.task.templateName() << ',' << tunerName << ',' << seed << ',' << measured << ',' << clock
                 << ',' << (e.result.ok ? e.result.gflops : 0.0) << ',' << best << "\n";
             results.push_back(e.result);
         }
@@ -311,7 +311,7 @@ int main(int argc, char** argv) {
         MeasurementCache cache(cachePath);
         if (cache.loaded()) std::cout << "measurement cache " << cachePath << ": " << cache.loaded() << " measurements\n";
         std::ofstream csv(csvPath);
-        csv << "model,task,tuner,seed,measurement,clock_s,gflops,best_gflops\n";
+        csv << "model,task,template,tuner,seed,measurement,clock_s,gflops,best_gflops\n";
         std::cout << tasks.size() << " tasks (" << templ << " template), tuners";
         for (const auto& t : tunerList) std::cout << " " << t;
         std::cout << ", seeds";
