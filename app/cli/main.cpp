@@ -6,6 +6,7 @@
 
 #include "Args.h"
 #include "Commands.h"
+#include "Docs.h"
 #include "placement/RegalEngine.h"
 #include "tuning/LearnedTuners.h"
 
@@ -15,7 +16,8 @@ using namespace graphopt::cli;
 
 void printUsage(std::ostream& os, const std::vector<Command>& all) {
     os << "usage: graphopt COMMAND [OPTIONS]     (graphopt help COMMAND, or graphopt COMMAND --help, for one;\n"
-          "                                       graphopt --version)\n\n"
+          "                                       graphopt --version; graphopt --bash-completion and\n"
+          "                                       graphopt --man-page print the completion script and the man page)\n\n"
           "commands:\n";
     size_t width = 0;
     for (const auto& c : all) width = std::max(width, c.spec.name.size());
@@ -52,6 +54,14 @@ int main(int argc, char** argv) {
     const std::vector<Command> all = commands();
     if (argc == 2 && (!std::strcmp(argv[1], "--version") || !std::strcmp(argv[1], "version"))) {
         std::cout << "graphopt " << GRAPHOPT_VERSION << "\n";
+        return 0;
+    }
+    if (argc == 2 && !std::strcmp(argv[1], "--bash-completion")) {
+        writeBashCompletion(std::cout, all);
+        return 0;
+    }
+    if (argc == 2 && !std::strcmp(argv[1], "--man-page")) {
+        writeManPage(std::cout, all, GRAPHOPT_VERSION);
         return 0;
     }
     if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {

@@ -10,6 +10,7 @@
 
 #include "Args.h"
 #include "Commands.h"
+#include "Docs.h"
 #include "GraphoptCli.h"
 #include "placement/RegalEngine.h"
 #include "tuning/LearnedTuners.h"
@@ -141,4 +142,46 @@ TEST(Help, TheReadmesEngineListIsTheProgramsOwn) {
     ASSERT_EQ(r.status, 0);
     EXPECT_EQ(readme.substr(b + begin.size(), e - b - begin.size()), r.out)
         << "regenerate the README's list: build/app/graphopt engines --markdown";
+}
+
+// The man page and the bash completion come from the same descriptions: every command and every
+// option appears in both, the choices of an option are offered after it, and the script is valid
+// bash that completes what a user would type.
+TEST(Help, ManPageAndCompletionCoverEveryCommandAndOption) {
+    const auto specs = everySpec();
+    std::ostringstream man, completion;
+    writeManPage(man, commands(), "1.2.3");
+    writeBashCompletion(completion, commands());
+    const std::string m = man.str(), c = completion.str();
+    EXPECT_NE(m.find(".TH GRAPHOPT 1 \"\" \"graphopt 1.2.3\""), std::string::npos);
+    auto roffDashes = [](std::string s) {
+        std::string out;
+        for (char ch : s) out += ch == '-' ? std::string("\\-") : std::string(1, ch);
+        return out;
+    };
+    for (const auto& spec : specs) {
+        EXPECT_NE(m.find(".SS \"graphopt " + roffDashes(spec.name)), std::string::npos) << spec.name;
+        const std::string leaf = spec.name.substr(spec.name.rfind(' ') + 1);
+        EXPECT_NE(c.find(leaf + ")"), std::string::npos) << spec.name;
+        for (const auto& o : spec.options) {
+            EXPECT_NE(m.find("\\fB\\-\\-" + roffDashes(o.name) + "\\fR"), std::string::npos) << spec.name << " --" << o.name;
+            EXPECT_NE(c.find("--" + o.name), std::string::npos) << spec.name << " --" << o.name;
+            for (const auto& choice : o.choices) EXPECT_NE(c.find(choice), std::string::npos) << choice;
+        }
+    }
+    // The script itself, in bash: it loads, then completes a command, a tuner and a runs subcommand.
+    const std::string dir = ::testing::TempDir();
+    std::ofstream(dir + "/graphopt-completion.bash") << c;
+    std::ofstream(dir + "/graphopt-completion-check.sh")
+        << "source '" << dir << "/graphopt-completion.bash' || exit 3\n"
+        << "COMP_WORDS=(graphopt pl); COMP_CWORD=1; _graphopt; echo \"[${COMPREPLY[*]}]\"\n"
+        << "COMP_WORDS=(graphopt tune m.onnx --tuner re); COMP_CWORD=4; _graphopt; echo \"[${COMPREPLY[*]}]\"\n"
+        << "COMP_WORDS=(graphopt runs l); COMP_CWORD=2; _graphopt; echo \"[${COMPREPLY[*]}]\"\n";
+    FILE* p = popen(("bash '" + dir + "/graphopt-completion-check.sh' 2>&1").c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string out;
+    char buf[512];
+    while (fgets(buf, sizeof buf, p)) out += buf;
+    EXPECT_EQ(pclose(p), 0) << out;
+    EXPECT_EQ(out, "[place]\n[release]\n[list]\n");
 }
