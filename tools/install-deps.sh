@@ -17,6 +17,7 @@ packages=(
   libxgboost-dev
   nlohmann-json3-dev
   xvfb xauth
+  file lintian appstream desktop-file-utils  # the package test: cpack's dependency scan, checks of the .deb and its metadata
 )
 if [[ "${1:-}" == "--with-export" ]]; then
   packages+=(python3-torchvision python3-onnx)

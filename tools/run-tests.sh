@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The test command: installs what is missing, builds everything, runs the whole suite headless.
+# The test command: installs what is missing, builds everything, runs the whole suite headless,
+# then the package test (builds the .deb, installs, checks and removes it: tools/package-test.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
@@ -7,3 +8,5 @@ tools/build.sh
 export QT_QPA_PLATFORM=offscreen
 cd "${BUILD_DIR:-build}"
 ctest --output-on-failure -j "$(nproc)" --timeout 900
+cd - >/dev/null
+tools/package-test.sh

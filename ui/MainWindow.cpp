@@ -358,6 +358,10 @@ void MainWindow::buildActions() {
     });
     findAct->setShortcut(QKeySequence::Find);
 
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About GraphOpt Studio"), this, &MainWindow::showAbout);
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+
     QToolBar* bar = addToolBar(tr("Main"));
     bar->setObjectName("mainToolBar");
     bar->addAction(open);
@@ -377,6 +381,18 @@ void MainWindow::buildActions() {
     bar->addWidget(find_);
     updateRecentMenu();
 }
+
+QString MainWindow::aboutText() {
+    return tr("<h3>GraphOpt Studio %1</h3>"
+              "<p>Placement, scheduling and kernel tuning of neural-network computation graphs: REGAL places "
+              "and schedules operations on several devices, ReLeASE and AutoTVM tune the kernels of heavy "
+              "operators on this CPU, and every run is stored for comparison.</p>"
+              "<p>Command line: <tt>graphopt</tt> (<tt>man graphopt</tt>). Run database: <tt>%2</tt></p>"
+              "<p>MIT License. Built with Qt %3.</p>")
+        .arg(QApplication::applicationVersion(), QString::fromStdString(RunStore::defaultPath()), QString::fromLatin1(qVersion()));
+}
+
+void MainWindow::showAbout() { QMessageBox::about(this, tr("About GraphOpt Studio"), aboutText()); }
 
 void MainWindow::chooseAndOpen() {
     const QString path = QFileDialog::getOpenFileName(

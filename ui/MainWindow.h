@@ -74,6 +74,9 @@ public:
     bool startRun();
     const PlacementResult* lastResult() const { return lastResult_.get(); }
 
+    // The About box's text: version (the one of --version), what the program does, where runs are stored.
+    static QString aboutText();
+
 signals:
     void modelLoaded(const QString& path);
     void loadFailed(const QString& message);
@@ -98,6 +101,7 @@ private:
     void updateRecentMenu();
     void chooseAndOpen();
     void exportView();
+    void showAbout();
 
     GraphView* view_ = nullptr;
     QTabWidget* central_ = nullptr;

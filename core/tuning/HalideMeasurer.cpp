@@ -22,7 +22,10 @@ std::string findMeasureWorker() {
     std::error_code ec;
     const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
     if (!ec) {
-        for (const fs::path& dir : {exe.parent_path(), exe.parent_path().parent_path() / "app",
+        // Beside the program (build tree), installed (bin/../libexec/graphopt-studio), or in the
+        // build tree's app/ seen from tests/ and bench/ folders.
+        for (const fs::path& dir : {exe.parent_path(), exe.parent_path().parent_path() / "libexec" / "graphopt-studio",
+                                    exe.parent_path().parent_path() / "app",
                                     exe.parent_path().parent_path().parent_path() / "app"}) {
             const fs::path p = dir / name;
             if (fs::exists(p, ec)) return p.string();

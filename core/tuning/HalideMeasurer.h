@@ -47,7 +47,8 @@ struct LibtorchComparison {
 };
 
 // The worker binary: $GRAPHOPT_MEASURE_WORKER, else graphopt-measure-worker beside the running
-// executable, else in its ../app directory (the build tree), else the name alone (PATH).
+// executable, else in ../libexec/graphopt-studio (installed), else in its ../app directory (the
+// build tree), else the name alone (PATH).
 std::string findMeasureWorker();
 
 class HalideMeasurer : public Measurer {

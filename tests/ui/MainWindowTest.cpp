@@ -238,3 +238,13 @@ int main(int argc, char** argv) {
     ::testing::InitGoogleTest(&argc, argv);
     return RUN_ALL_TESTS();
 }
+
+// The About box names the version the programs print with --version and where runs are stored.
+TEST(MainWindow, AboutBoxShowsTheVersionAndTheRunDatabase) {
+    const QString before = QApplication::applicationVersion();
+    QApplication::setApplicationVersion("9.8.7");
+    const QString text = graphopt::ui::MainWindow::aboutText();
+    QApplication::setApplicationVersion(before);
+    EXPECT_TRUE(text.contains("GraphOpt Studio 9.8.7")) << text.toStdString();
+    EXPECT_TRUE(text.contains(QString::fromStdString(graphopt::RunStore::defaultPath()))) << text.toStdString();
+}
