@@ -37,6 +37,7 @@
 #include "placement/DeviceModel.h"
 #include "placement/PlacementRun.h"
 #include "NodeTableModel.h"
+#include "graph/GraphCompleteness.h"
 #include "graph/Loaders.h"
 
 namespace graphopt::ui {
@@ -185,6 +186,7 @@ void MainWindow::buildDocks() {
     layout->setContentsMargins(4, 4, 4, 4);
     summary_ = new QLabel(tr("No model loaded."), nodesPanel);
     summary_->setWordWrap(true);
+    summary_->setObjectName("modelSummary");
     filter_ = new QLineEdit(nodesPanel);
     filter_->setPlaceholderText(tr("Filter nodes by name, op or shape"));
     filter_->setClearButtonEnabled(true);
@@ -465,6 +467,10 @@ void MainWindow::onLoadFinished() {
                           .arg(loc.toString(g.totalFlops() / 1e9, 'f', 3))
                           .arg(loc.formattedDataSize(g.activationBytes()))
                           .arg(loc.formattedDataSize(g.weightBytes())));
+    // Unknown shapes or FLOP formulas make the totals too low: say so under them.
+    if (const std::string w = graphCompleteness(g).warning(); !w.empty())
+        summary_->setText(summary_->text() + "<br><span style='color:#b35900'>" +
+                          QString::fromStdString(w).toHtmlEscaped() + "</span>");
     setWindowTitle(tr("%1 - GraphOpt Studio").arg(QFileInfo(out.path).fileName()));
     statusBar()->showMessage(tr("Loaded %1").arg(out.path), 5000);
 

@@ -10,6 +10,7 @@
 #include "Args.h"
 #include "Commands.h"
 #include "TextFormat.h"
+#include "graph/GraphCompleteness.h"
 #include "graph/Loaders.h"
 
 namespace graphopt::cli {
@@ -36,8 +37,7 @@ int cmdInfo(const ArgList& argv) {
         weights += t.kind == TensorKind::Weight;
         outputs += t.isGraphOutput;
     }
-    std::string unknownOps;
-    if (auto it = g.metadata.find("ops_without_flops"); it != g.metadata.end()) unknownOps = it->second;
+    const GraphCompleteness known = graphCompleteness(g);
 
     if (args.has("json")) {
         nlohmann::json j;
@@ -54,10 +54,11 @@ int cmdInfo(const ArgList& argv) {
         j["graph_outputs"] = outputs;
         j["weight_tensors"] = weights;
         j["ops"] = ops;
-        nlohmann::json unknown = nlohmann::json::array();
-        std::stringstream ss(unknownOps);
-        for (std::string op; std::getline(ss, op, ',');) unknown.push_back(op);
-        j["ops_without_flops"] = unknown;
+        j["ops_without_flops"] = known.opsWithoutFlops;
+        j["nodes_without_flops"] = known.nodesWithoutFlops;
+        j["tensors_without_shape"] = known.tensorsWithoutShape;
+        j["tensors"] = known.tensors;
+        if (const std::string w = known.warning(); !w.empty()) j["warning"] = w;
         std::cout << j.dump(2) << "\n";
         return 0;
     }
@@ -74,7 +75,14 @@ int cmdInfo(const ArgList& argv) {
     std::vector<std::pair<std::string, int>> sorted(ops.begin(), ops.end());
     std::stable_sort(sorted.begin(), sorted.end(), [](auto& a, auto& b) { return a.second > b.second; });
     for (const auto& [op, count] : sorted) std::cout << "    " << std::left << std::setw(24) << op << count << "\n";
-    if (!unknownOps.empty()) std::cout << "  no FLOP formula for: " << unknownOps << " (counted as 0)\n";
+    std::cout << "  without shape     " << known.tensorsWithoutShape << " of " << known.tensors << " tensors"
+              << (known.formatHasShapes ? "" : " (the format carries no shapes)") << "\n";
+    if (!known.opsWithoutFlops.empty()) {
+        std::cout << "  no FLOP formula   " << known.nodesWithoutFlops << " operations:";
+        for (const auto& op : known.opsWithoutFlops) std::cout << " " << op;
+        std::cout << " (counted as 0)\n";
+    }
+    if (const std::string w = known.warning(); !w.empty()) std::cerr << path << ": " << w << "\n";
     return 0;
 }
 

@@ -91,3 +91,46 @@ TEST(Cli, TuneRecordsEveryMeasurementInTheStore) {
     EXPECT_DOUBLE_EQ(best, j["tasks"][0]["best_gflops"].get<double>());
     fs::remove_all(dir);
 }
+
+// Unknown shapes and ops without a FLOP formula are counted and warned about, not a silent zero;
+// formats without shapes (DOT) are not warned about; a complete model has nothing to report.
+TEST(Cli, InfoSaysWhatItDoesNotKnow) {
+    const auto dir = std::filesystem::temp_directory_path() / ("graphopt-info-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const std::string file = (dir / "partial.json").string();
+    std::ofstream(file) << R"({"format": "graphopt-graph", "version": 1, "name": "partial",
+      "tensors": [
+        {"name": "x", "kind": "input", "shape": [1, 8], "shapeKnown": true, "bytes": 32},
+        {"name": "y", "kind": "activation"},
+        {"name": "z", "kind": "activation", "shape": [1, 8], "shapeKnown": true, "bytes": 32, "isGraphOutput": true}],
+      "nodes": [
+        {"name": "a", "op": "MysteryOp", "inputs": ["x"], "outputs": ["y"]},
+        {"name": "b", "op": "Relu", "inputs": ["y"], "outputs": ["z"]}]})";
+    Result r = runGraphopt("info " + file + " --json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["tensors_without_shape"], 1);
+    EXPECT_EQ(j["tensors"], 3);
+    // Native JSON stores each node's FLOPs as they were: nothing is re-derived, so nothing is missing.
+    EXPECT_EQ(j["nodes_without_flops"], 0);
+    EXPECT_EQ(j["ops_without_flops"], nlohmann::json::array());
+    EXPECT_NE(j.value("warning", "").find("1 of 3 tensors have no shape"), std::string::npos) << j.dump();
+    r = runGraphopt("info " + file);
+    EXPECT_NE(r.out.find("without shape     1 of 3 tensors"), std::string::npos) << r.out;
+    EXPECT_NE(r.err.find("partial.json: warning: 1 of 3 tensors have no shape: their bytes and FLOPs count as 0"),
+              std::string::npos)
+        << r.err;
+
+    r = runGraphopt("info " + std::string(GRAPHOPT_SOURCE_DIR) + "/tests/data/dot/plain.dot --json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    j = nlohmann::json::parse(r.out);
+    EXPECT_GT(j["tensors_without_shape"].get<int>(), 0);  // DOT has no shapes...
+    EXPECT_FALSE(j.contains("warning"));                   // ...which is the format, not a gap
+
+    r = runGraphopt("info " + kResnet + " --json");
+    j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["tensors_without_shape"], 0);
+    EXPECT_EQ(j["nodes_without_flops"], 0);
+    EXPECT_FALSE(j.contains("warning"));
+    std::filesystem::remove_all(dir);
+}

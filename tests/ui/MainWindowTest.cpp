@@ -11,6 +11,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QFileInfo>
+#include <QFile>
+#include <QLabel>
 
 #include "GraphView.h"
 #include "LayoutJob.h"
@@ -247,4 +249,29 @@ TEST(MainWindow, AboutBoxShowsTheVersionAndTheRunDatabase) {
     QApplication::setApplicationVersion(before);
     EXPECT_TRUE(text.contains("GraphOpt Studio 9.8.7")) << text.toStdString();
     EXPECT_TRUE(text.contains(QString::fromStdString(graphopt::RunStore::defaultPath()))) << text.toStdString();
+}
+
+// The model summary says when shapes are unknown (the totals under it are then too low).
+TEST(MainWindow, ModelSummaryWarnsAboutUnknownShapes) {
+    QTemporaryDir dir;
+    const QString file = dir.filePath("partial.json");
+    QFile f(file);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write(R"({"format": "graphopt-graph", "version": 1, "name": "partial", "tensors": [
+        {"name": "x", "kind": "input", "shape": [1, 8], "shapeKnown": true, "bytes": 32},
+        {"name": "y", "kind": "activation"},
+        {"name": "z", "kind": "activation", "shape": [1, 8], "shapeKnown": true, "bytes": 32, "isGraphOutput": true}],
+      "nodes": [{"name": "a", "op": "MysteryOp", "inputs": ["x"], "outputs": ["y"]},
+                {"name": "b", "op": "Relu", "inputs": ["y"], "outputs": ["z"]}]})");
+    f.close();
+    MainWindow w;
+    QSignalSpy loaded(&w, &MainWindow::modelLoaded);
+    w.openModel(file);
+    ASSERT_TRUE(loaded.wait(30000));
+    auto* summary = w.findChild<QLabel*>("modelSummary");
+    ASSERT_NE(summary, nullptr);
+    EXPECT_TRUE(summary->text().contains("1 of 3 tensors have no shape")) << summary->text().toStdString();
+    w.openModel(kModels + "resnet18.onnx");
+    ASSERT_TRUE(loaded.wait(30000));
+    EXPECT_FALSE(summary->text().contains("warning")) << summary->text().toStdString();
 }
