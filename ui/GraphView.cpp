@@ -78,7 +78,8 @@ private:
     int src_, dst_;
 };
 
-// One operation: a rounded box with the op type (bold) and the node name (elided) below it.
+// One operation: a rounded box with the op type (bold) and the node name below it, both elided
+// to the box.
 class NodeItem : public QGraphicsItem {
 public:
     NodeItem(int id, const Node& node, const NodeBox& box, const Graph* graph)
@@ -120,7 +121,8 @@ public:
         f.setBold(true);
         p->setFont(f);
         const QRectF top(rect_.left() + 4, rect_.top() + 2, rect_.width() - 8, rect_.height() / 2 - 1);
-        p->drawText(top, Qt::AlignCenter, op_);
+        // A long op type is elided like the name (the tooltip has both whole), never clipped.
+        p->drawText(top, Qt::AlignCenter, QFontMetricsF(f).elidedText(op_, Qt::ElideRight, top.width()));
         f.setBold(false);
         f.setPointSizeF(7);
         p->setFont(f);
