@@ -26,7 +26,7 @@ ValueKind valueKind(const OptionSpec& o) {
     if (!o.choices.empty()) return ValueKind::Choices;
     const std::string& v = o.value;
     if (v == "DIR") return ValueKind::Directory;
-    for (const char* fileLike : {"FILE", "PATH", "CHECKPOINT", "DIR_OR_FILES", "MODEL"})
+    for (const char* fileLike : {"FILE", "PATH", "CHECKPOINT", "MODEL"})  // FILE also covers DIR_OR_FILES
         if (v.find(fileLike) != std::string::npos) return ValueKind::File;
     return ValueKind::None;
 }

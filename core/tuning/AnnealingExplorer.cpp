@@ -64,11 +64,16 @@ std::vector<ScoredConfig> AnnealingExplorer::explore(const ExploreRequest& reque
     if (scores.size() != points.size()) throw std::logic_error("AnnealingExplorer: score returned the wrong count");
     stats_.evaluations += static_cast<int64_t>(points.size());
 
-    // The best `wanted` distinct unmeasured points seen: score -> configs, plus membership.
+    // Every distinct unmeasured point the chains scored (the visited set returned), and the best
+    // `wanted` of them (score -> configs, plus membership), whose changes drive the early stop.
+    // visit() says whether that best set changed.
+    std::unordered_map<ConfigIndex, double> visited;
     std::multimap<double, ConfigIndex> best;
     std::unordered_set<ConfigIndex> inBest;
-    auto offer = [&](ConfigIndex c, double s) -> bool {
-        if (inBest.count(c) || isMeasured(c)) return false;
+    auto visit = [&](ConfigIndex c, double s) -> bool {
+        if (isMeasured(c)) return false;
+        visited.emplace(c, s);
+        if (inBest.count(c)) return false;
         if (static_cast<int>(best.size()) >= wanted) {
             auto lowest = best.begin();
             if (!(s > lowest->first)) return false;
@@ -78,12 +83,6 @@ std::vector<ScoredConfig> AnnealingExplorer::explore(const ExploreRequest& reque
         best.emplace(s, c);
         inBest.insert(c);
         return true;
-    };
-    // Every distinct unmeasured point the chains scored: the visited set returned.
-    std::unordered_map<ConfigIndex, double> visited;
-    auto visit = [&](ConfigIndex c, double s) {
-        if (!isMeasured(c)) visited.emplace(c, s);
-        return offer(c, s);
     };
     for (size_t i = 0; i < points.size(); ++i) visit(points[i], scores[i]);
 

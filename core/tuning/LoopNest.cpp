@@ -21,7 +21,6 @@ public:
         index_[var] = nest_.loops.size();
         nest_.loops.push_back({var, std::max<int64_t>(1, extent), a});
     }
-    void annotate(const std::string& var, LoopAnnotation a) { nest_.loops.at(index_.at(var)).annotation = a; }
     // One dimension of an access: its extent in the buffer's layout and its index terms.
     struct Dim {
         int64_t extent;
@@ -109,9 +108,9 @@ LoopNest packedNest(const TuningTask& t, const PackedParams& p) {
     b.loop("cvi", lanes, L::Vectorized);
 
     const std::vector<std::pair<std::string, int64_t>> outX = {{"xo", regN}, {"x", 1}};
-    std::vector<std::pair<std::string, int64_t>> inX = {{"xo", regN * t.strideW}, {"x", t.strideW},
-                                                        {"kw", t.dilationW}};
-    std::vector<std::pair<std::string, int64_t>> inY = {{"y", t.strideH}, {"kh", t.dilationH}};
+    const std::vector<std::pair<std::string, int64_t>> inX = {{"xo", regN * t.strideW}, {"x", t.strideW},
+                                                              {"kw", t.dilationW}};
+    const std::vector<std::pair<std::string, int64_t>> inY = {{"y", t.strideH}, {"kh", t.dilationH}};
     const std::vector<std::pair<std::string, int64_t>> chan = {{"cvo", lanes}, {"cvi", 1}};
     if (dw) {
         b.access("in", {{icbn, chan}, {inW, inX}, {inH, inY}, {cb, {{"cb", 1}}}, {t.batch, {{"n", 1}}}});

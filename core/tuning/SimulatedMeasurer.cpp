@@ -88,8 +88,9 @@ double SimulatedMeasurer::evaluate(const TuningTask& t, ConfigIndex config,
     }
     note("working_set_bytes", footprint);
     note("tiles", static_cast<double>(tiles));
-    note("cache_efficiency", cacheEfficiency(footprint, c));
-    eff *= cacheEfficiency(footprint, c);
+    const double cacheEff = cacheEfficiency(footprint, c);
+    note("cache_efficiency", cacheEff);
+    eff *= cacheEff;
     eff = std::min(eff, 1.0);
     note("efficiency", eff);
 
