@@ -384,17 +384,17 @@ void MainWindow::buildActions() {
     updateRecentMenu();
 }
 
-QString MainWindow::aboutText() {
+QString MainWindow::aboutText(const QString& databasePath) {
     return tr("<h3>GraphOpt Studio %1</h3>"
               "<p>Placement, scheduling and kernel tuning of neural-network computation graphs: REGAL places "
               "and schedules operations on several devices, ReLeASE and AutoTVM tune the kernels of heavy "
               "operators on this CPU, and every run is stored for comparison.</p>"
               "<p>Command line: <tt>graphopt</tt> (<tt>man graphopt</tt>). Run database: <tt>%2</tt></p>"
               "<p>MIT License. Built with Qt %3.</p>")
-        .arg(QApplication::applicationVersion(), QString::fromStdString(RunStore::defaultPath()), QString::fromLatin1(qVersion()));
+        .arg(QApplication::applicationVersion(), databasePath.toHtmlEscaped(), QString::fromLatin1(qVersion()));
 }
 
-void MainWindow::showAbout() { QMessageBox::about(this, tr("About GraphOpt Studio"), aboutText()); }
+void MainWindow::showAbout() { QMessageBox::about(this, tr("About GraphOpt Studio"), aboutText(dbPath_)); }
 
 void MainWindow::chooseAndOpen() {
     const QString path = QFileDialog::getOpenFileName(

@@ -74,8 +74,9 @@ public:
     bool startRun();
     const PlacementResult* lastResult() const { return lastResult_.get(); }
 
-    // The About box's text: version (the one of --version), what the program does, where runs are stored.
-    static QString aboutText();
+    // The About box's text: version (the one of --version), what the program does, and where this
+    // window stores its runs (databasePath()).
+    static QString aboutText(const QString& databasePath);
 
 signals:
     void modelLoaded(const QString& path);

@@ -243,14 +243,17 @@ int main(int argc, char** argv) {
     return RUN_ALL_TESTS();
 }
 
-// The About box names the version the programs print with --version and where runs are stored.
+// The About box names the version the programs print with --version and the database this
+// window stores its runs in.
 TEST(MainWindow, AboutBoxShowsTheVersionAndTheRunDatabase) {
     const QString before = QApplication::applicationVersion();
     QApplication::setApplicationVersion("9.8.7");
-    const QString text = graphopt::ui::MainWindow::aboutText();
+    MainWindow w;
+    w.setDatabasePath("/somewhere/else/runs.db");
+    const QString text = graphopt::ui::MainWindow::aboutText(w.databasePath());
     QApplication::setApplicationVersion(before);
     EXPECT_TRUE(text.contains("GraphOpt Studio 9.8.7")) << text.toStdString();
-    EXPECT_TRUE(text.contains(QString::fromStdString(graphopt::RunStore::defaultPath()))) << text.toStdString();
+    EXPECT_TRUE(text.contains("/somewhere/else/runs.db")) << text.toStdString();
 }
 
 // The model summary says when shapes are unknown (the totals under it are then too low).
