@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Export torchvision image classifiers to ONNX graphs without weights.
+"""Export torchvision image classifiers and two sequence models to ONNX graphs without weights.
 
 The bundled model zoo (resources/models) gives GraphOpt Studio real network structures to
 place, schedule and tune. The engines only need shapes (FLOPs, bytes, placement), so the
@@ -12,6 +12,12 @@ from them by looking at the graph alone; the metadata entry `graphopt.data_input
 Run with Debian's interpreter, which sees python3-torchvision and python3-onnx:
     /usr/bin/python3 tools/export_models.py [--out DIR] [MODEL ...]
 Nothing is downloaded: every model is built with weights=None.
+
+The sequence models (SEQUENCE_MODELS: a Transformer encoder and an LSTM, built from torch.nn)
+are exported the way a user would export their own model: opset 13, no constant folding, a
+symbolic batch dimension, and none of the clean-up below. Their reshape targets are computed at
+run time (Shape -> Gather -> Unsqueeze -> Concat -> Reshape), so they test that the C++ loader
+folds shape computations and gives symbolic dimensions a value by itself.
 """
 
 import argparse
@@ -22,6 +28,8 @@ import warnings
 
 SOURCE = ("torchvision 0.14 (Debian python3-torchvision), "
           "exported without weights by tools/export_models.py")
+SOURCE_SEQUENCE = ("torch.nn 1.13 (Debian python3-torch), exported without weights and "
+                   "without constant folding by tools/export_models.py")
 DEFAULT_OPSET = 13
 
 # torchvision name -> (family, input side, opset, constructor kwargs).
@@ -56,6 +64,32 @@ MODELS = {
     "convnext_tiny": ("convnext", 224, DEFAULT_OPSET, {}),
     "vit_b_16": ("vit", 224, DEFAULT_OPSET, {}),
     "swin_t": ("swin", 224, DEFAULT_OPSET, {}),
+}
+
+
+# name -> (family, description, builder(torch) -> (module, example input), FLOP formula notes).
+# Sizes are chosen so the graphs are real workloads (0.5-1 GFLOP) and the files stay small.
+TRANSFORMER = dict(d_model=256, nhead=8, dim_feedforward=1024, num_layers=4, seq=128)
+LSTM = dict(input_size=256, hidden_size=512, num_layers=2, seq=64)
+
+
+def build_transformer_encoder(torch):
+    c = TRANSFORMER
+    layer = torch.nn.TransformerEncoderLayer(c["d_model"], c["nhead"], c["dim_feedforward"],
+                                             dropout=0.0)
+    model = torch.nn.TransformerEncoder(layer, c["num_layers"], enable_nested_tensor=False)
+    return model, torch.randn(c["seq"], 1, c["d_model"])  # (sequence, batch, features)
+
+
+def build_lstm(torch):
+    c = LSTM
+    model = torch.nn.LSTM(c["input_size"], c["hidden_size"], c["num_layers"])
+    return model, torch.randn(c["seq"], 1, c["input_size"])  # (sequence, batch, features)
+
+
+SEQUENCE_MODELS = {
+    "transformer_encoder": ("transformer", build_transformer_encoder),
+    "lstm": ("lstm", build_lstm),
 }
 
 
@@ -314,6 +348,58 @@ def finish_export(name, model, dummy, path, tmp_path, family, side, opset, torch
     return inferred, path, opset, side, family
 
 
+def export_sequence_model(name, out_dir, torch, onnx):
+    """Exports as torch.onnx.export does by default for a user: nothing folded, batch symbolic."""
+    family, build = SEQUENCE_MODELS[name]
+    path = os.path.join(out_dir, name + ".onnx")
+    tmp_path = path + ".tmp"
+    torch.manual_seed(0)
+    model, dummy = build(torch)
+    model.eval()
+    try:
+        # Not under torch.no_grad(), for the reason given in finish_export.
+        torch.onnx.export(
+            model, dummy, tmp_path,
+            export_params=False,
+            input_names=["input"],
+            output_names=["output"],
+            dynamic_axes={"input": {1: "batch"}, "output": {1: "batch"}},
+            opset_version=DEFAULT_OPSET,
+            do_constant_folding=False,
+        )
+        proto = onnx.load(tmp_path)
+        if [i.name for i in proto.graph.input if i.name == "input"] != ["input"]:
+            raise RuntimeError(f"{name}: exported graph has no input named 'input'")
+        if proto.graph.initializer:
+            raise RuntimeError(f"{name}: the exported graph has initializers (weights?)")
+        del proto.metadata_props[:]
+        for key, value in (("graphopt.data_inputs", "input"),
+                           ("graphopt.family", family),
+                           ("graphopt.source", SOURCE_SEQUENCE)):
+            entry = proto.metadata_props.add()
+            entry.key = key
+            entry.value = value
+        onnx.checker.check_model(proto)
+        # Saved as exported: no shape inference, no folding (that is the loader's job).
+        onnx.save(proto, tmp_path)
+        os.replace(tmp_path, path)
+        inferred = onnx.shape_inference.infer_shapes(proto)
+        shapes = {i.name for i in list(inferred.graph.value_info) + list(inferred.graph.output)
+                  if i.type.tensor_type.HasField("shape")
+                  and all(d.HasField("dim_value") for d in i.type.tensor_type.shape.dim)}
+        outputs = [o for n in inferred.graph.node for o in n.output if o]
+        static = sum(o in shapes for o in outputs)
+        print(f"  {name}: ONNX shape inference alone gives {static} of {len(outputs)} node "
+              f"outputs a static shape", flush=True)
+        return proto, path, DEFAULT_OPSET, 0, family
+    finally:
+        if os.path.exists(tmp_path):
+            os.remove(tmp_path)
+
+
+ALL = list(MODELS) + list(SEQUENCE_MODELS)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -321,14 +407,14 @@ def main():
     parser.add_argument("--out", default=os.path.join(repo_root, "resources", "models"),
                         help="output directory (default: resources/models of this checkout)")
     parser.add_argument("models", nargs="*",
-                        help="torchvision model names (default: all of " + ", ".join(MODELS) + ")")
+                        help="model names (default: all of " + ", ".join(ALL) + ")")
     args = parser.parse_args()
 
-    names = args.models or list(MODELS)
-    unknown = [n for n in names if n not in MODELS]
+    names = args.models or ALL
+    unknown = [n for n in names if n not in MODELS and n not in SEQUENCE_MODELS]
     if unknown:
         sys.exit(f"export_models: unknown model(s): {', '.join(unknown)}; "
-                 f"known: {', '.join(MODELS)}")
+                 f"known: {', '.join(ALL)}")
 
     try:
         import onnx
@@ -346,12 +432,16 @@ def main():
     for name in names:
         start = time.time()
         try:
-            proto, path, opset, side, family = export_one(name, args.out, torch, torchvision, onnx)
+            if name in SEQUENCE_MODELS:
+                proto, path, opset, side, family = export_sequence_model(name, args.out, torch, onnx)
+            else:
+                proto, path, opset, side, family = export_one(name, args.out, torch, torchvision, onnx)
         except Exception as error:  # report every model, then fail at the end
             failed.append(name)
             print(f"FAILED {name}: {type(error).__name__}: {error}", file=sys.stderr, flush=True)
             continue
-        print(f"{name:22s} family={family:12s} input=1x3x{side}x{side} opset={opset} "
+        shape = f"1x3x{side}x{side}" if side else "seq x batch x features"
+        print(f"{name:22s} family={family:12s} input={shape} opset={opset} "
               f"nodes={len(proto.graph.node):5d} size={os.path.getsize(path):8d} B "
               f"({time.time() - start:.1f} s)", flush=True)
 

@@ -92,7 +92,9 @@ GraphFormat sniffFormat(const std::string& path) {
 
 }  // namespace
 
-Graph loadGraph(const std::string& path, GraphFormat format) {
+Graph loadGraph(const std::string& path, GraphFormat format) { return loadGraph(path, LoadOptions{}, format); }
+
+Graph loadGraph(const std::string& path, const LoadOptions& options, GraphFormat format) {
     if (format == GraphFormat::Auto) {
         const std::string ext = lowerExtension(path);
         if (ext == ".onnx")
@@ -106,14 +108,17 @@ Graph loadGraph(const std::string& path, GraphFormat format) {
         else
             checkRegularFile(path);
     }
+    if (format != GraphFormat::Onnx && format != GraphFormat::Auto && !options.empty())
+        throwLoadError(path, "input shapes and batch size can only be set for ONNX models; this file is " +
+                                 std::string(format == GraphFormat::Json ? "native JSON" : format == GraphFormat::Dot ? "DOT" : "CostGraphDef text"));
     switch (format) {
-        case GraphFormat::Onnx: return loadOnnx(path);
+        case GraphFormat::Onnx: return loadOnnx(path, options);
         case GraphFormat::CostGraphText: return loadCostGraphText(path);
         case GraphFormat::Dot: return loadDot(path);
         case GraphFormat::Json: return loadJson(path);
         case GraphFormat::Auto: break;
     }
-    return loadGraph(path, sniffFormat(path));
+    return loadGraph(path, options, sniffFormat(path));
 }
 
 }  // namespace graphopt

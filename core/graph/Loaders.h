@@ -4,7 +4,10 @@
 // Nothing half-built escapes.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "graph/Graph.h"
 
@@ -16,7 +19,18 @@ enum class GraphFormat { Auto, Onnx, CostGraphText, Dot, Json };
 // content when the extension says nothing.
 Graph loadGraph(const std::string& path, GraphFormat format = GraphFormat::Auto);
 
-Graph loadOnnx(const std::string& path);
+// How to fix the sizes of a model's inputs (ONNX only; other formats carry no input shapes).
+// A graph input with a symbolic or missing dimension gets: its whole shape from `inputShapes`
+// when named there; otherwise `batch` for a dimension whose name contains "batch" when batch > 0;
+// otherwise 1. Shapes are then re-inferred and shape computations folded (graph/OnnxFolding.h).
+struct LoadOptions {
+    std::map<std::string, std::vector<int64_t>> inputShapes;
+    int64_t batch = 0;
+    bool empty() const { return inputShapes.empty() && batch <= 0; }
+};
+Graph loadGraph(const std::string& path, const LoadOptions& options, GraphFormat format = GraphFormat::Auto);
+
+Graph loadOnnx(const std::string& path, const LoadOptions& options = {});
 Graph loadCostGraphText(const std::string& path);  // TensorFlow CostGraphDef, protobuf text format
 Graph loadDot(const std::string& path);            // Graphviz DOT, via cgraph
 Graph loadJson(const std::string& path);           // native JSON (docs/formats.md)

@@ -18,6 +18,7 @@
 
 #include "graph/GraphError.h"
 #include "graph/Loaders.h"
+#include "graph/OnnxFolding.h"
 
 namespace graphopt {
 
@@ -113,10 +114,20 @@ TypeInfo constantTypeInfo(const onnx::NodeProto& n) {
     return info;
 }
 
+bool hasStaticShape(const onnx::ValueInfoProto& v) {
+    if (!v.has_type() || !v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return false;
+    for (const auto& d : v.type().tensor_type().shape().dim())
+        if (!d.has_dim_value() || d.dim_value() < 0) return false;
+    return true;
+}
+
+// Whether some node output lacks a static shape in the file (the bundled models have all).
 bool needsShapeInference(const onnx::GraphProto& g) {
     std::set<std::string> known;
-    for (const auto& v : g.value_info()) known.insert(v.name());
-    for (const auto& v : g.output()) known.insert(v.name());
+    for (const auto& v : g.value_info())
+        if (hasStaticShape(v)) known.insert(v.name());
+    for (const auto& v : g.output())
+        if (hasStaticShape(v)) known.insert(v.name());
     for (const auto& n : g.node())
         for (const auto& o : n.output())
             if (!o.empty() && !known.count(o)) return true;
@@ -125,7 +136,7 @@ bool needsShapeInference(const onnx::GraphProto& g) {
 
 }  // namespace
 
-Graph loadOnnx(const std::string& path) {
+Graph loadOnnx(const std::string& path, const LoadOptions& options) {
     const std::string bytes = readFileForLoader(path);
     if (bytes.empty()) throwLoadError(path, "file is empty");
 
@@ -158,15 +169,28 @@ Graph loadOnnx(const std::string& path) {
         }
     }
 
-    // Intermediate shapes: run ONNX shape inference when the file lacks some. A failure is not
-    // fatal: those tensors keep unknown shapes, and the graph says so in its metadata.
-    if (needsShapeInference(model.graph())) {
-        try {
-            onnx::shape_inference::InferShapes(model);
-            g.metadata["onnx.shape_inference"] = "ran";
-        } catch (const std::exception& e) {
-            g.metadata["onnx.shape_inference"] = std::string("failed: ") + e.what();
-        }
+    // Symbolic input dimensions get a value (LoadOptions, default 1), then shape inference and
+    // shape folding run to a fixpoint when the file lacks some shapes. An inference failure is
+    // not fatal: those tensors keep unknown shapes, and the graph says so in its metadata.
+    onnxfold::InputShapeOptions inputs;
+    inputs.shapes = options.inputShapes;
+    inputs.batch = options.batch;
+    std::vector<std::string> dimsSet;
+    try {
+        dimsSet = onnxfold::setInputShapes(model, inputs);
+    } catch (const std::invalid_argument& e) {
+        throwLoadError(path, e.what());
+    }
+    if (!dimsSet.empty()) {
+        std::string list;
+        for (const auto& d : dimsSet) list += (list.empty() ? "" : ",") + d;
+        g.metadata["onnx.input_dims"] = list;
+    }
+    if (!dimsSet.empty() || needsShapeInference(model.graph())) {
+        const auto stats = onnxfold::foldShapeComputations(model);
+        g.metadata["onnx.shape_inference"] = stats.inferenceError.empty() ? "ran" : "failed: " + stats.inferenceError;
+        g.metadata["onnx.shape_inference_rounds"] = std::to_string(stats.rounds);
+        if (stats.foldedNodes) g.metadata["onnx.folded_nodes"] = std::to_string(stats.foldedNodes);
     }
     const onnx::GraphProto& gp = model.graph();
     // Exporters give generic graph names ("torch_jit", "main_graph"): the file's stem says more.

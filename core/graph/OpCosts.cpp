@@ -4,6 +4,8 @@
 // but its bytes still come from the tensor shapes.
 #include "graph/OpCosts.h"
 
+#include <algorithm>
+#include <map>
 #include <numeric>
 #include <unordered_set>
 
@@ -93,6 +95,104 @@ double matmulFlops(const Graph& g, const Node& n) {
     return 2.0 * elements(*y) * static_cast<double>(a->shape.back());
 }
 
+std::string stringAttr(const Node& n, const char* name, const std::string& fallback) {
+    auto it = n.attrs.find(name);
+    if (it == n.attrs.end()) return fallback;
+    if (auto v = std::get_if<std::string>(&it->second)) return *v;
+    return fallback;
+}
+
+// LSTM, GRU and RNN (ONNX layout: X is [seq, batch, input], or [batch, seq, input] with
+// layout = 1). Per time step, batch row and direction, with H the hidden size and I the input
+// size, each of the G gates (LSTM 4, GRU 3, RNN 1) is a matrix-vector product over the input
+// and one over the hidden state: 2 G H (I + H) FLOPs; the biases add G H each (two bias vectors
+// when B is given); the gate nonlinearities and state updates add `pointwise` x H.
+double recurrentFlops(const Graph& g, const Node& n, int gates, double pointwise) {
+    const Tensor* x = input(g, n, 0);
+    const Tensor* w = input(g, n, 1);
+    const Tensor* r = input(g, n, 2);
+    if (!x || !x->shapeKnown || x->shape.size() != 3) return 0;
+    const bool batchFirst = intAttr(n, "layout", 0) == 1;
+    const double steps = static_cast<double>(x->shape[batchFirst ? 1 : 0]);
+    const double batch = static_cast<double>(x->shape[batchFirst ? 0 : 1]);
+    const double in = static_cast<double>(w && w->shapeKnown && w->shape.size() == 3 ? w->shape[2] : x->shape[2]);
+    double hidden = static_cast<double>(intAttr(n, "hidden_size", 0));
+    if (hidden <= 0 && r && r->shapeKnown && r->shape.size() == 3) hidden = static_cast<double>(r->shape[2]);
+    if (hidden <= 0) return 0;
+    const double directions = stringAttr(n, "direction", "forward") == "bidirectional" ? 2.0 : 1.0;
+    const double G = gates;
+    const double perStep = 2.0 * G * hidden * (in + hidden) + (input(g, n, 3) ? 2.0 * G * hidden : 0.0) + pointwise * hidden;
+    return steps * batch * directions * perStep;
+}
+
+// Einsum: every point of the index space (all distinct letters, plus the dimensions an
+// ellipsis stands for) is one product of the operands and one accumulation: 2 (operands - 1)
+// FLOPs per point for two or more operands, 1 per point for a single operand (a sum or trace).
+double einsumFlops(const Graph& g, const Node& n) {
+    std::string eq = stringAttr(n, "equation", "");
+    eq.erase(std::remove(eq.begin(), eq.end(), ' '), eq.end());
+    if (eq.empty()) return 0;
+    const std::string lhs = eq.substr(0, eq.find("->"));
+    std::vector<std::string> terms;
+    for (size_t start = 0;;) {
+        const size_t comma = lhs.find(',', start);
+        terms.push_back(lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    std::map<char, int64_t> extent;
+    double ellipsis = 1;
+    for (size_t t = 0; t < terms.size(); ++t) {
+        const Tensor* x = input(g, n, t);
+        if (!x || !x->shapeKnown) return 0;
+        std::string term = terms[t];
+        const size_t dots = term.find("...");
+        const size_t letters = term.size() - (dots == std::string::npos ? 0 : 3);
+        if (x->shape.size() < letters) return 0;
+        const size_t covered = x->shape.size() - letters;  // dimensions under the ellipsis
+        size_t dim = 0;
+        double here = 1;
+        for (size_t i = 0; i < term.size();) {
+            if (term.compare(i, 3, "...") == 0) {
+                for (size_t k = 0; k < covered; ++k) here *= static_cast<double>(x->shape[dim++]);
+                i += 3;
+                continue;
+            }
+            extent[term[i]] = std::max(extent[term[i]], x->shape[dim++]);
+            ++i;
+        }
+        ellipsis = std::max(ellipsis, here);
+    }
+    double points = ellipsis;
+    for (const auto& [letter, size] : extent) points *= static_cast<double>(std::max<int64_t>(size, 0));
+    return terms.size() >= 2 ? 2.0 * static_cast<double>(terms.size() - 1) * points : points;
+}
+
+// Fused attention (com.microsoft Attention: input [B, S, D], packed QKV weights [D, 3 D]):
+// the projection, Q K^T and the weighted sum of V, plus the softmax.
+double attentionFlops(const Graph& g, const Node& n) {
+    const Tensor* x = input(g, n, 0);
+    const Tensor* w = input(g, n, 1);
+    if (!x || !x->shapeKnown || x->shape.size() != 3 || !w || !w->shapeKnown || w->shape.size() != 2) return 0;
+    const double B = static_cast<double>(x->shape[0]), S = static_cast<double>(x->shape[1]);
+    const double D = static_cast<double>(x->shape[2]), projected = static_cast<double>(w->shape[1]);
+    const double heads = static_cast<double>(std::max<int64_t>(1, intAttr(n, "num_heads", 1)));
+    const double hiddenV = projected / 3.0;
+    return 2.0 * B * S * D * projected + 4.0 * B * S * S * hiddenV + 5.0 * B * heads * S * S;
+}
+
+// com.microsoft MultiHeadAttention with projected query [B, S, D] and key [B, L, D].
+double multiHeadAttentionFlops(const Graph& g, const Node& n) {
+    const Tensor* q = input(g, n, 0);
+    const Tensor* k = input(g, n, 1);
+    if (!q || !q->shapeKnown || q->shape.size() != 3) return 0;
+    const double B = static_cast<double>(q->shape[0]), S = static_cast<double>(q->shape[1]);
+    const double D = static_cast<double>(q->shape[2]);
+    const double L = k && k->shapeKnown && k->shape.size() == 3 ? static_cast<double>(k->shape[1]) : S;
+    const double heads = static_cast<double>(std::max<int64_t>(1, intAttr(n, "num_heads", 1)));
+    return 4.0 * B * S * L * D + 5.0 * B * heads * S * L;
+}
+
 double poolFlops(const Graph& g, const Node& n) {
     auto ks = intsAttr(n, "kernel_shape");
     double kernel = 1;
@@ -122,6 +222,10 @@ std::set<std::string> inferCosts(Graph& g) {
         "Unsqueeze", "Identity", "Slice", "Split", "Dropout", "Pad", "Expand", "ConstantOfShape", "Cast",
         "Constant", "Tile", "Range", "Size", "ScatterND", "ScatterElements", "DepthToSpace", "SpaceToDepth",
         "NonZero", "TopK", "ArgMax", "ArgMin", "CastLike", "Trilu", "EyeLike", "OneHot", "Compress", "CumSum",
+        "MaxUnpool", "ReverseSequence", "Col2Im", "Optional", "OptionalGetElement", "OptionalHasElement",
+        "SequenceAt", "SequenceConstruct", "SequenceEmpty", "SequenceInsert", "SequenceLength", "SplitToSequence",
+        "ConcatFromSequence", "Unique", "Bernoulli", "RandomNormal", "RandomNormalLike", "RandomUniform",
+        "RandomUniformLike", "Multinomial", "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear",
     };
     static const std::unordered_set<std::string> reductions = {
         "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
@@ -142,7 +246,25 @@ std::set<std::string> inferCosts(Graph& g) {
         else if (op == "MatMul")
             f = matmulFlops(g, n);
         else if (op == "MaxPool" || op == "AveragePool" || op == "LpPool")
-            f = poolFlops(g, n);
+            f = poolFlops(g, n);  // also 1-D and 3-D: the kernel is the product of kernel_shape
+        else if (op == "LSTM")
+            f = recurrentFlops(g, n, 4, 13.0);  // 4 gate sums, 4 activations, c = f*c + i*g (3), h = o*tanh(c) (2)
+        else if (op == "GRU")
+            f = recurrentFlops(g, n, 3, 10.0);  // 3 gate sums, 3 activations, r*(R h) (1), h = (1-z)*h~ + z*h (3)
+        else if (op == "RNN")
+            f = recurrentFlops(g, n, 1, 2.0);   // 1 sum, 1 activation
+        else if (op == "Einsum")
+            f = einsumFlops(g, n);
+        else if (op == "com.microsoft.Attention")
+            f = attentionFlops(g, n);
+        else if (op == "com.microsoft.MultiHeadAttention")
+            f = multiHeadAttentionFlops(g, n);
+        else if (op == "LpNormalization" || op == "MeanVarianceNormalization")
+            f = 4.0 * outElements(g, n);  // square or centre, reduce, rsqrt, scale
+        else if (op == "Hardmax")
+            f = 2.0 * outElements(g, n);  // compare, write
+        else if (op == "MaxRoiPool" || op == "RoiAlign")
+            f = 4.0 * outElements(g, n);
         else if (reductions.count(op))
             f = inputElements(g, n);
         else if (op == "BatchNormalization" || op == "InstanceNormalization")

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "graph/GraphCompare.h"
+#include "graph/GraphCompleteness.h"
 #include "graph/GraphError.h"
 #include "graph/Loaders.h"
 #include "graph/OpCosts.h"
@@ -82,12 +83,18 @@ TEST(OnnxLoader, EveryBundledModelRoundTripsThroughNativeJson) {
 TEST(OnnxLoader, OnnxProjectCorpusLoadsOrIsRefusedClearly) {
     const auto files = filesUnder("/usr/share/libonnx-testdata/data", ".onnx");
     ASSERT_FALSE(files.empty()) << "libonnx-testdata is not installed" << " (a committed or installed resource is missing)";
-    int loaded = 0, refused = 0;
+    int loaded = 0, refused = 0, filesWithShapeless = 0, folded = 0;
+    long tensors = 0, shapeless = 0;
     for (const auto& f : files) {
         try {
             Graph g = loadGraph(f);
             EXPECT_GT(g.nodeCount(), 0u) << f;
             ++loaded;
+            const auto c = graphCompleteness(g);
+            tensors += c.tensors;
+            shapeless += c.tensorsWithoutShape;
+            filesWithShapeless += c.tensorsWithoutShape > 0;
+            folded += g.metadata.count("onnx.folded_nodes") != 0;
         } catch (const GraphError& e) {
             ++refused;
             EXPECT_EQ(std::string(e.what()).rfind(f + ": ", 0), 0u) << e.what();
@@ -95,7 +102,9 @@ TEST(OnnxLoader, OnnxProjectCorpusLoadsOrIsRefusedClearly) {
         }
     }
     std::cout << "libonnx-testdata: " << files.size() << " files, " << loaded << " loaded, " << refused
-              << " refused with a clear error\n";
+              << " refused with a clear error\n"
+              << "  tensors without a shape: " << shapeless << " of " << tensors << ", in " << filesWithShapeless
+              << " of the loaded files; shape folding changed " << folded << " files\n";
     EXPECT_GT(files.size(), 1000u);
     EXPECT_GT(loaded, 1000);
 }
