@@ -242,8 +242,23 @@ void Graph::validate() const {
                                    : " (read by node '" + nodes_[consumers_[t][0].first].name + "')";
             throw GraphError("tensor '" + tensors_[t].name + "' is never produced" + user);
         }
+    checkMemoryTotals();
     if (preds_.size() != nodes_.size()) throw GraphError("graph was not finalized");
     topologicalOrder();  // throws on a cycle
+}
+
+void Graph::checkMemoryTotals() const {
+    // Summed with the limit in mind, so the check itself cannot overflow.
+    int64_t total = 0;
+    auto add = [&](int64_t bytes, const std::string& what) {
+        if (bytes < 0) throw GraphError(what + " has a negative size (" + std::to_string(bytes) + " bytes)");
+        if (bytes > kMaxGraphBytes - total)
+            throw GraphError(what + " (" + std::to_string(bytes) + " bytes) takes the graph's memory past " +
+                             std::to_string(kMaxGraphBytes) + " bytes (2^62, 4 EiB), the most supported");
+        total += bytes;
+    };
+    for (const auto& t : tensors_) add(t.bytes, "tensor '" + t.name + "'");
+    for (const auto& n : nodes_) add(n.tempBytes, "the temporary memory of node '" + n.name + "'");
 }
 
 double Graph::totalFlops() const {
@@ -252,25 +267,19 @@ double Graph::totalFlops() const {
     return s;
 }
 
-int64_t Graph::activationBytes() const {
+namespace {
+// Sum of the bytes of one kind of tensor, saturating at kMaxGraphBytes (a validated graph never
+// reaches it; one built by hand and never validated must not overflow either).
+int64_t bytesOfKind(const std::vector<Tensor>& tensors, TensorKind kind) {
     int64_t s = 0;
-    for (const auto& t : tensors_)
-        if (t.kind == TensorKind::Activation) s += t.bytes;
+    for (const auto& t : tensors)
+        if (t.kind == kind && t.bytes > 0) s = t.bytes > kMaxGraphBytes - s ? kMaxGraphBytes : s + t.bytes;
     return s;
 }
+}  // namespace
 
-int64_t Graph::weightBytes() const {
-    int64_t s = 0;
-    for (const auto& t : tensors_)
-        if (t.kind == TensorKind::Weight) s += t.bytes;
-    return s;
-}
-
-int64_t Graph::inputBytes() const {
-    int64_t s = 0;
-    for (const auto& t : tensors_)
-        if (t.kind == TensorKind::GraphInput) s += t.bytes;
-    return s;
-}
+int64_t Graph::activationBytes() const { return bytesOfKind(tensors_, TensorKind::Activation); }
+int64_t Graph::weightBytes() const { return bytesOfKind(tensors_, TensorKind::Weight); }
+int64_t Graph::inputBytes() const { return bytesOfKind(tensors_, TensorKind::GraphInput); }
 
 }  // namespace graphopt

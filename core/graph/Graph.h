@@ -9,6 +9,9 @@
 //  - Bytes of a tensor = product of its shape times the element size; a tensor whose shape is
 //    unknown has bytes from its source format (CostGraphDef gives sizes) or 0.
 //  - Node ids and tensor ids are dense indices, stable for the lifetime of the Graph.
+//  - Memory sums cannot overflow: validate() refuses a graph whose tensor bytes and node
+//    temporaries are negative or add up to more than kMaxGraphBytes, so any sum of them (the
+//    totals below, a device's memory level in the schedule simulator) fits in int64_t.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +22,10 @@
 #include <vector>
 
 namespace graphopt {
+
+// The most bytes a graph may hold: all tensors plus all node temporaries (4 EiB, 2^62). Sums of
+// these always fit in int64_t with room to spare (a sum of two such totals still does).
+constexpr int64_t kMaxGraphBytes = int64_t(1) << 62;
 
 enum class DType : uint8_t { Unknown, Float32, Float16, BFloat16, Float64, Int8, UInt8, Int16, Int32, Int64, Bool };
 
@@ -104,11 +111,14 @@ public:
     std::vector<int> topologicalOrder() const;
 
     // Checks names are unique, every reference points at something that exists, every tensor has
-    // at most one producer, and the node graph is acyclic. Throws GraphError with the offending
-    // node's name.
+    // at most one producer, byte counts are sane (checkMemoryTotals), and the node graph is
+    // acyclic. Throws GraphError with the offending node's name.
     void validate() const;
+    // Every tensor's bytes and every node's tempBytes are >= 0 and together at most
+    // kMaxGraphBytes; throws GraphError naming the tensor or node that breaks it.
+    void checkMemoryTotals() const;
 
-    // Totals used by `graphopt info`.
+    // Totals used by `graphopt info` (saturating at kMaxGraphBytes for a graph never validated).
     double totalFlops() const;
     int64_t activationBytes() const;  // outputs of nodes
     int64_t weightBytes() const;

@@ -4,6 +4,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "graph/GraphError.h"
+
 namespace graphopt {
 
 const char* objectiveName(PlacementObjective o) { return o == PlacementObjective::Runtime ? "runtime" : "memory"; }
@@ -22,6 +24,14 @@ ScheduleProblem::ScheduleProblem(const Graph& g, const DeviceModel& m, ScheduleO
     if (d > 64)
         throw std::invalid_argument("device model '" + m.name + "' has " + std::to_string(d) +
                                     " devices; at most 64 are supported");
+    // Every memory sum below and in the simulator (outputs per node, a device's level and peak)
+    // is bounded by the graph's total bytes: refuse a graph whose total does not fit (a loaded
+    // graph was checked already; one built in code may not have been).
+    try {
+        g.checkMemoryTotals();
+    } catch (const GraphError& e) {
+        throw std::invalid_argument(std::string("graph '") + g.name + "': " + e.what());
+    }
     const int gt = static_cast<int>(g.tensorCount());
     const auto& tensors = g.tensors();
     const auto& nodes = g.nodes();

@@ -31,6 +31,10 @@ LibtorchTiming timeLibtorch(const TuningTask& t, int threads, double minTimeS) {
             return torch::conv2d(x, w, {}, {t.strideH, t.strideW}, {t.padTop, t.padLeft}, {t.dilationH, t.dilationW},
                                  t.groups);
         };
+    } else if (t.kind == TaskKind::BatchMatMul) {
+        x = at::randn({t.batch, t.m, t.k}, gen);
+        w = at::randn({t.batch, t.k, t.n}, gen);
+        run = [&] { return torch::bmm(x, w); };
     } else {
         x = at::randn({t.m, t.k}, gen);
         w = at::randn({t.k, t.n}, gen);
@@ -69,6 +73,9 @@ LibtorchKernel::LibtorchKernel(const TuningTask& t, const float* input, const fl
     if (t.isConv()) {
         impl_->x = torch::from_blob(const_cast<float*>(input), {t.batch, t.inC, t.inH, t.inW}).clone();
         impl_->w = torch::from_blob(const_cast<float*>(weights), {t.outC, t.inC / t.groups, t.kernelH, t.kernelW}).clone();
+    } else if (t.kind == TaskKind::BatchMatMul) {
+        impl_->x = torch::from_blob(const_cast<float*>(input), {t.batch, t.m, t.k}).clone();
+        impl_->w = torch::from_blob(const_cast<float*>(weights), {t.batch, t.k, t.n}).clone();
     } else {
         impl_->x = torch::from_blob(const_cast<float*>(input), {t.m, t.k}).clone();
         impl_->w = torch::from_blob(const_cast<float*>(weights), {t.k, t.n}).clone();
@@ -85,6 +92,8 @@ void LibtorchKernel::run() {
     if (t.isConv())
         impl_->y = torch::conv2d(impl_->x, impl_->w, {}, {t.strideH, t.strideW}, {t.padTop, t.padLeft},
                                  {t.dilationH, t.dilationW}, t.groups);
+    else if (t.kind == TaskKind::BatchMatMul)
+        impl_->y = torch::bmm(impl_->x, impl_->w);
     else
         impl_->y = torch::mm(impl_->x, impl_->w);
 }

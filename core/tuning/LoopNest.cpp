@@ -192,6 +192,8 @@ LoopNest denseNest(const TuningTask& t, const ScheduleParams& p) {
     const int64_t vec = std::max(1, p.vec);
     const L tileAnn = p.parallel ? L::Parallel : L::Serial;
     NestBuilder b;
+    const int64_t batch = t.matmulBatch();
+    if (batch > 1) b.loop("b", batch, tileAnn);
     b.loop("io", ceilDiv(t.m, p.tileH), tileAnn);
     b.loop("jo", ceilDiv(t.n, p.tileW), tileAnn);
     b.loop("ro", ceilDiv(t.k, p.tileR));
@@ -202,6 +204,13 @@ LoopNest denseNest(const TuningTask& t, const ScheduleParams& p) {
     const std::vector<std::pair<std::string, int64_t>> k = {{"ro", p.tileR}, {"ri", 1}};
     const std::vector<std::pair<std::string, int64_t>> m = {{"io", p.tileH}, {"i", 1}};
     const std::vector<std::pair<std::string, int64_t>> n = {{"jo", p.tileW}, {"j", vec}, {"jv", 1}};
+    if (batch > 1) {
+        const std::vector<std::pair<std::string, int64_t>> bv = {{"b", 1}};
+        b.access("in", {{t.k, k}, {t.m, m}, {batch, bv}});   // A [b][m][k]
+        b.access("w", {{t.n, n}, {t.k, k}, {batch, bv}});    // B [b][k][n]
+        b.access("out", {{t.n, n}, {t.m, m}, {batch, bv}});  // Y [b][m][n]
+        return b.take();
+    }
     b.access("in", {{t.k, k}, {t.m, m}});   // A [m][k]
     b.access("w", {{t.n, n}, {t.k, k}});    // B [k][n]
     b.access("out", {{t.n, n}, {t.m, m}});  // Y [m][n]

@@ -27,12 +27,17 @@ std::vector<float> referenceKernel(const TuningTask& t, const std::vector<float>
                                    const std::vector<float>& weights) {
     std::vector<float> out(static_cast<size_t>(t.outputElements()));
     if (!t.isConv()) {
-        for (int64_t i = 0; i < t.m; ++i)
-            for (int64_t j = 0; j < t.n; ++j) {
-                double s = 0;
-                for (int64_t r = 0; r < t.k; ++r) s += double(input[i * t.k + r]) * double(weights[r * t.n + j]);
-                out[i * t.n + j] = static_cast<float>(s);
-            }
+        for (int64_t b = 0; b < t.matmulBatch(); ++b) {
+            const float* A = input.data() + b * t.m * t.k;
+            const float* B = weights.data() + b * t.k * t.n;
+            float* Y = out.data() + b * t.m * t.n;
+            for (int64_t i = 0; i < t.m; ++i)
+                for (int64_t j = 0; j < t.n; ++j) {
+                    double s = 0;
+                    for (int64_t r = 0; r < t.k; ++r) s += double(A[i * t.k + r]) * double(B[r * t.n + j]);
+                    Y[i * t.n + j] = static_cast<float>(s);
+                }
+        }
         return out;
     }
     const int64_t oh = t.outH(), ow = t.outW();
@@ -64,13 +69,8 @@ std::vector<float> referenceKernel(const TuningTask& t, const std::vector<float>
 TaskData makeTaskData(const TuningTask& t) {
     Rng rng(keySeed(t.key()));
     TaskData d;
-    if (t.isConv()) {
-        d.input = uniformData(static_cast<size_t>(t.batch * t.inC * t.inH * t.inW), rng);
-        d.weights = uniformData(static_cast<size_t>(t.outC * (t.inC / t.groups) * t.kernelH * t.kernelW), rng);
-    } else {
-        d.input = uniformData(static_cast<size_t>(t.m * t.k), rng);
-        d.weights = uniformData(static_cast<size_t>(t.k * t.n), rng);
-    }
+    d.input = uniformData(static_cast<size_t>(t.inputElements()), rng);
+    d.weights = uniformData(static_cast<size_t>(t.weightElements()), rng);
     d.reference = referenceKernel(t, d.input, d.weights);
     return d;
 }

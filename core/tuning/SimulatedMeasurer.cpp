@@ -84,7 +84,7 @@ double SimulatedMeasurer::evaluate(const TuningTask& t, ConfigIndex config,
         if (p.padAt == 1) eff *= 0.95;  // halo copied again for every tile
     } else {
         footprint = 4.0 * static_cast<double>(p.tileH * p.tileR + p.tileR * p.tileW + p.tileH * p.tileW);
-        tiles = (t.m / p.tileH) * (t.n / p.tileW);
+        tiles = t.matmulBatch() * (t.m / p.tileH) * (t.n / p.tileW);
     }
     note("working_set_bytes", footprint);
     note("tiles", static_cast<double>(tiles));
@@ -98,7 +98,7 @@ double SimulatedMeasurer::evaluate(const TuningTask& t, ConfigIndex config,
     double speedup = 1;
     if (p.parallel) {
         const int64_t parTiles = t.isConv() ? t.batch * (t.outC / p.tileC) * (t.outH() / p.tileH)
-                                            : (t.m / p.tileH) * (t.n / p.tileW);
+                                            : t.matmulBatch() * (t.m / p.tileH) * (t.n / p.tileW);
         const double rounds = std::ceil(static_cast<double>(parTiles) / c.cores);
         speedup = static_cast<double>(parTiles) / rounds;
         note("parallel_tiles", static_cast<double>(parTiles));

@@ -14,12 +14,13 @@ const char* taskKindName(TaskKind k) {
         case TaskKind::Conv2d: return "conv2d";
         case TaskKind::DepthwiseConv2d: return "depthwise_conv2d";
         case TaskKind::Dense: return "dense";
+        case TaskKind::BatchMatMul: return "batch_matmul";
     }
     return "conv2d";
 }
 
 TaskKind taskKindFromName(const std::string& name) {
-    for (TaskKind k : {TaskKind::Conv2d, TaskKind::DepthwiseConv2d, TaskKind::Dense})
+    for (TaskKind k : {TaskKind::Conv2d, TaskKind::DepthwiseConv2d, TaskKind::Dense, TaskKind::BatchMatMul})
         if (name == taskKindName(k)) return k;
     throw std::invalid_argument("unknown task kind '" + name + "'");
 }
@@ -39,7 +40,7 @@ bool packedTemplateServes(const TuningTask& t, std::string* why) {
         if (why) *why = reason;
         return false;
     };
-    if (!t.isConv()) return no("dense has its own template");
+    if (!t.isConv()) return no("matrix products have their own template");
     if (t.kind == TaskKind::Conv2d && t.groups != 1) return no("grouped (not depthwise) convolution");
     if (t.kind == TaskKind::DepthwiseConv2d && t.outC != t.inC) return no("depthwise with a channel multiplier");
     return true;
@@ -68,8 +69,18 @@ int64_t TuningTask::reductionLength() const {
 }
 
 int64_t TuningTask::outputElements() const {
-    if (!isConv()) return m * n;
+    if (!isConv()) return matmulBatch() * m * n;
     return batch * outC * outH() * outW();
+}
+
+int64_t TuningTask::inputElements() const {
+    if (!isConv()) return matmulBatch() * m * k;
+    return batch * inC * inH * inW;
+}
+
+int64_t TuningTask::weightElements() const {
+    if (!isConv()) return matmulBatch() * k * n;
+    return outC * (inC / groups) * kernelH * kernelW;
 }
 
 double TuningTask::flops() const {
@@ -83,6 +94,8 @@ std::string TuningTask::key() const {
         os << ':' << batch << ',' << inC << ',' << inH << ',' << inW << ',' << outC << ',' << kernelH << ','
            << kernelW << ',' << strideH << ',' << strideW << ',' << padTop << ',' << padLeft << ',' << padBottom
            << ',' << padRight << ',' << dilationH << ',' << dilationW << ',' << groups;
+    else if (kind == TaskKind::BatchMatMul)
+        os << ':' << batch << ',' << m << ',' << n << ',' << k;
     else
         os << ':' << m << ',' << n << ',' << k;
     if (isPacked()) os << ":packed" << lanes;
@@ -93,6 +106,7 @@ std::string TuningTask::describe() const {
     std::ostringstream os;
     os << taskKindName(kind) << ' ';
     if (!isConv()) {
+        if (kind == TaskKind::BatchMatMul) os << batch << " x ";
         os << m << 'x' << k << " * " << k << 'x' << n;
         return os.str();
     }
@@ -126,6 +140,7 @@ nlohmann::json TuningTask::toJson() const {
         j["template"] = convTemplateName(convTemplate);
         if (isPacked()) j["lanes"] = lanes;
     } else {
+        if (kind == TaskKind::BatchMatMul) j["batch"] = batch;
         j["m"] = m;
         j["n"] = n;
         j["k"] = k;
@@ -161,6 +176,7 @@ TuningTask TuningTask::fromJson(const nlohmann::json& j) {
         t.convTemplate = convTemplateFromName(j.value("template", std::string("nchw")));
         t.lanes = j.value("lanes", 0);
     } else {
+        if (t.kind == TaskKind::BatchMatMul) t.batch = j.at("batch");
         t.m = j.at("m");
         t.n = j.at("n");
         t.k = j.at("k");
@@ -174,7 +190,7 @@ TuningTask TuningTask::fromJson(const nlohmann::json& j) {
 void TuningTask::validate() const {
     auto bad = [&](const std::string& why) { throw std::invalid_argument("task " + key() + ": " + why); };
     if (!isConv()) {
-        if (m <= 0 || n <= 0 || k <= 0) bad("dense sizes must be positive");
+        if (m <= 0 || n <= 0 || k <= 0 || batch <= 0) bad("matrix sizes must be positive");
         return;
     }
     if (batch <= 0 || inC <= 0 || inH <= 0 || inW <= 0 || outC <= 0) bad("sizes must be positive");
@@ -208,6 +224,14 @@ TuningTask makeDense(int64_t m, int64_t n, int64_t k) {
     TuningTask t;
     t.kind = TaskKind::Dense;
     t.m = m, t.n = n, t.k = k;
+    t.validate();
+    return t;
+}
+
+TuningTask makeBatchMatMul(int64_t batch, int64_t m, int64_t n, int64_t k) {
+    TuningTask t;
+    t.kind = TaskKind::BatchMatMul;
+    t.batch = batch, t.m = m, t.n = n, t.k = k;
     t.validate();
     return t;
 }
@@ -304,11 +328,29 @@ std::string gemmTask(const Graph& g, const Node& node, TuningTask& t) {
 std::string matmulTask(const Graph& g, const Node& node, TuningTask& t) {
     const Tensor* a = inputTensor(g, node, 0);
     const Tensor* b = inputTensor(g, node, 1);
-    if (!a || !b || !a->shapeKnown || !b->shapeKnown || a->shape.size() < 2) return "shapes unknown";
-    if (b->shape.size() != 2) return "B is not 2-D (batched MatMul has no template)";
+    if (!a || !b || !a->shapeKnown || !b->shapeKnown) return "shapes unknown";
+    if (a->shape.size() < 2 || b->shape.size() < 2) return "a 1-D operand (matrix-vector product has no template)";
     for (int64_t d : a->shape)
         if (d <= 0) return "unknown dimension";
-    if (!known(b, 2)) return "unknown dimension";
+    for (int64_t d : b->shape)
+        if (d <= 0) return "unknown dimension";
+    if (b->shape.size() > 2) {
+        // Batched: [..., m, k] x [..., k, n] with the same batch dimensions on both sides.
+        std::vector<int64_t> ab(a->shape.begin(), a->shape.end() - 2), bb(b->shape.begin(), b->shape.end() - 2);
+        int64_t batchA = 1, batchB = 1;
+        for (int64_t d : ab) batchA *= d;
+        for (int64_t d : bb) batchB *= d;
+        while (ab.size() < bb.size()) ab.insert(ab.begin(), 1);
+        while (bb.size() < ab.size()) bb.insert(bb.begin(), 1);
+        if (ab != bb || batchA != batchB) return "batch dimensions broadcast (one operand is shared): no template";
+        t.kind = TaskKind::BatchMatMul;
+        t.batch = batchA;
+        t.m = a->shape[a->shape.size() - 2];
+        t.k = a->shape.back();
+        t.n = b->shape.back();
+        if (b->shape[b->shape.size() - 2] != t.k) return "inner dimensions differ";
+        return {};
+    }
     t.kind = TaskKind::Dense;
     t.m = 1;
     for (size_t i = 0; i + 1 < a->shape.size(); ++i) t.m *= a->shape[i];

@@ -112,6 +112,7 @@ KnobSpace templateSpace(const TuningTask& task) {
             s.addEnum("pad_at", {0, 1, 2});
             break;
         case TaskKind::Dense:
+        case TaskKind::BatchMatMul:
             s.addSplit("tile_n", task.n, 2, 64);
             s.addSplit("tile_m", task.m, 2, 16);
             s.addSplit("tile_k", task.k, 2);
@@ -161,6 +162,7 @@ ScheduleParams decodeSchedule(const TuningTask& task, const KnobSpace& space, Co
             p.padAt = static_cast<int>(space.value(k, "pad_at"));
             break;
         case TaskKind::Dense:
+        case TaskKind::BatchMatMul:
             p.tileW = space.split(k, "tile_n").back();
             p.tileH = space.split(k, "tile_m").back();
             p.tileR = space.split(k, "tile_k").back();

@@ -92,6 +92,9 @@ TEST(HalideMeasurer, EveryKnobValueOfTheConvTemplatesIsCorrect) {
     expectAllCorrect(m, dw, coveringSample(templateSpace(dw), 2));
     // Dense with tiles that do not fit the vector width.
     expectAllCorrect(m, makeDense(3, 10, 12), coveringSample(templateSpace(makeDense(3, 10, 12)), 3));
+    // Batched products (attention): every matrix of the batch must be right, each with its own B.
+    const TuningTask bmm = makeBatchMatMul(3, 6, 10, 12);
+    expectAllCorrect(m, bmm, coveringSample(templateSpace(bmm), 4));
 }
 
 TEST(HalideMeasurer, SurvivesAWorkerThatCrashes) {

@@ -129,7 +129,7 @@ TEST(Rng, IsDeterministicAndCoversTheRange) {
 
 TEST(TemplateSpace, EveryKindHasItsKnobsAndDecodes) {
     for (const TuningTask& t : {makeConv2d(1, 64, 56, 56, 128, 3, 2, 1), makeConv2d(1, 32, 28, 28, 32, 3, 1, 1, 32),
-                                makeDense(1, 1000, 512)}) {
+                                makeDense(1, 1000, 512), makeBatchMatMul(8, 128, 128, 32)}) {
         const KnobSpace s = templateSpace(t);
         Rng rng(3);
         for (int i = 0; i < 200; ++i) {
@@ -150,7 +150,7 @@ TEST(TemplateSpace, EveryKindHasItsKnobsAndDecodes) {
 
 TEST(TemplateSpace, FeaturesHaveOneNamePerValueAndAreFinite) {
     for (const TuningTask& t : {makeConv2d(1, 64, 56, 56, 64, 3, 1, 1), makeConv2d(1, 32, 28, 28, 32, 3, 2, 1, 32),
-                                makeDense(1, 1000, 512)}) {
+                                makeDense(1, 1000, 512), makeBatchMatMul(8, 128, 32, 128)}) {
         const KnobSpace s = templateSpace(t);
         const auto names = scheduleFeatureNames(t, s);
         Rng rng(5);
@@ -248,7 +248,8 @@ TEST(LoopNest, DenseNestMatchesTheScheduleByHand) {
 
 TEST(LoopNest, EveryTemplatesNestFitsTheSlotsAndNamesItsLoops) {
     for (const TuningTask& t : {makeConv2d(1, 64, 56, 56, 64, 3, 1, 1), makeConv2d(1, 32, 28, 28, 32, 3, 2, 1, 32),
-                                makeDense(1, 1000, 512), withPackedTemplate(makeConv2d(1, 64, 56, 56, 64, 3, 1, 1), 16),
+                                makeDense(1, 1000, 512), makeBatchMatMul(8, 128, 128, 32),
+                                withPackedTemplate(makeConv2d(1, 64, 56, 56, 64, 3, 1, 1), 16),
                                 withPackedTemplate(makeConv2d(1, 3, 224, 224, 64, 7, 2, 3), 16),
                                 withPackedTemplate(makeConv2d(1, 96, 14, 14, 96, 3, 1, 1, 96), 8)}) {
         const KnobSpace s = templateSpace(t);

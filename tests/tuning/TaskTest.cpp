@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 
 #include "graph/Graph.h"
 #include "graph/Loaders.h"
@@ -141,4 +142,59 @@ TEST(Reference, DenseMatchesAHandComputedProduct) {
     // A = [[1,2],[3,4]], B = [[1,0,2],[0,1,3]]
     const auto y = referenceKernel(t, {1, 2, 3, 4}, {1, 0, 2, 0, 1, 3});
     EXPECT_EQ(y, (std::vector<float>{1, 2, 8, 3, 4, 18}));
+}
+
+TEST(Reference, BatchMatMulUsesEachMatrixsOwnB) {
+    const TuningTask t = makeBatchMatMul(2, 1, 2, 2);
+    // Batch 0: [1,2] x [[1,0],[0,1]] = [1,2]; batch 1: [1,2] x [[0,1],[1,0]] = [2,1].
+    const auto y = referenceKernel(t, {1, 2, 1, 2}, {1, 0, 0, 1, 0, 1, 1, 0});
+    EXPECT_EQ(y, (std::vector<float>{1, 2, 2, 1}));
+    EXPECT_EQ(t.inputElements(), 4);
+    EXPECT_EQ(t.weightElements(), 8);
+    EXPECT_EQ(t.outputElements(), 4);
+    EXPECT_DOUBLE_EQ(t.flops(), 2.0 * 2 * 1 * 2 * 2);
+    const TuningTask back = TuningTask::fromJson(t.toJson());
+    EXPECT_EQ(back.key(), t.key());
+    EXPECT_EQ(back.kind, TaskKind::BatchMatMul);
+    EXPECT_NE(t.key(), makeDense(1, 2, 2).key());
+    EXPECT_THROW(makeBatchMatMul(0, 1, 2, 2), std::invalid_argument);
+}
+
+// The bundled Transformer encoder (exported without constant folding: its reshape targets are
+// folded by the loader) has dense tasks for its projections and feed-forward layers and
+// batch_matmul tasks for attention's Q K^T and A V, one per layer each, and nothing skipped.
+TEST(Task, TransformerEncoderHasDenseAndBatchedMatMulTasks) {
+    const auto g = loadGraph(std::string(GRAPHOPT_SOURCE_DIR) + "/resources/models/transformer_encoder.onnx");
+    std::vector<std::string> skipped;
+    const auto tasks = extractTasks(g, &skipped);
+    EXPECT_TRUE(skipped.empty()) << skipped.front();
+    std::map<std::string, int> uses;
+    for (const auto& t : tasks) uses[t.describe()] = t.weight;
+    // 8 heads of 128x32 queries against 32x128 keys, then 128x128 weights against 128x32 values.
+    EXPECT_EQ(uses["batch_matmul 8 x 128x32 * 32x128"], 4);
+    EXPECT_EQ(uses["batch_matmul 8 x 128x128 * 128x32"], 4);
+    EXPECT_EQ(uses["dense 128x256 * 256x768"], 4);   // the packed Q, K, V projection
+    EXPECT_EQ(uses["dense 128x256 * 256x1024"], 4);  // feed-forward up
+    EXPECT_EQ(uses["dense 128x1024 * 1024x256"], 4); // and down
+    double flops = 0;
+    for (const auto& t : tasks) flops += t.flops() * t.weight;
+    EXPECT_NEAR(flops / g.totalFlops(), 0.99, 0.01);  // the products are nearly all of the work
+}
+
+TEST(Task, MatMulThatBroadcastsABatchIsSkippedWithTheReason) {
+    Graph g;
+    const int a = addT(g, "a", {4, 16, 8}, TensorKind::GraphInput);
+    const int b = addT(g, "b", {1, 8, 32});
+    const int y = addT(g, "y", {4, 16, 32});
+    Node n;
+    n.name = "mm";
+    n.op = "MatMul";
+    n.inputs = {a, b};
+    n.outputs = {y};
+    g.addNode(n);
+    g.finalize();
+    std::vector<std::string> skipped;
+    EXPECT_TRUE(extractTasks(g, &skipped).empty());
+    ASSERT_EQ(skipped.size(), 1u);
+    EXPECT_NE(skipped[0].find("broadcast"), std::string::npos) << skipped[0];
 }

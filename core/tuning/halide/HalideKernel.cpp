@@ -19,6 +19,8 @@ struct HalideKernel::Impl {
     ImageParam weightsParam{Float(32), 4, "weights"};
     ImageParam denseA{Float(32), 2, "a"};
     ImageParam denseB{Float(32), 2, "b"};
+    ImageParam batchA{Float(32), 3, "a"};
+    ImageParam batchB{Float(32), 3, "b"};
     Func out{"out"};
     Pipeline pipeline;
 
@@ -29,7 +31,7 @@ struct HalideKernel::Impl {
     std::vector<float> packedInput, packedWeights, packedOutput;
     Buffer<float> inB, wB, outB;
 
-    // NCHW template and dense: the bound data and the output.
+    // NCHW template and matrix products: the bound data and the output.
     const float* input = nullptr;
     const float* weights = nullptr;
     std::vector<float> output;
@@ -160,44 +162,73 @@ void buildConv(HalideKernel::Impl& k, const ScheduleParams& p) {
     k.pipeline = Pipeline(k.out);
 }
 
+// Dense and batch_matmul: Y[b][i][j] = sum_r A[b][i][r] * B[b][r][j] (dense: one matrix, B the
+// weights). Output tiles of tileH rows x tileW columns; the reduction split by tileR.
 void buildDense(HalideKernel::Impl& k, const ScheduleParams& p) {
     const TuningTask& t = k.task;
-    const int M = i32(t.m), N = i32(t.n), K = i32(t.k);
-    // A is [m][k] (k contiguous), B is [k][n] (n contiguous): Halide dims innermost first.
-    k.denseA.dim(0).set_bounds(0, K).set_stride(1);
-    k.denseA.dim(1).set_bounds(0, M).set_stride(K);
-    k.denseB.dim(0).set_bounds(0, N).set_stride(1);
-    k.denseB.dim(1).set_bounds(0, K).set_stride(N);
+    const bool batched = t.kind == TaskKind::BatchMatMul;
+    const int M = i32(t.m), N = i32(t.n), K = i32(t.k), B = i32(t.matmulBatch());
+    // A is [b][m][k] (k contiguous), B is [b][k][n] (n contiguous): Halide dims innermost first.
+    ImageParam& a = batched ? k.batchA : k.denseA;
+    ImageParam& bm = batched ? k.batchB : k.denseB;
+    a.dim(0).set_bounds(0, K).set_stride(1);
+    a.dim(1).set_bounds(0, M).set_stride(K);
+    bm.dim(0).set_bounds(0, N).set_stride(1);
+    bm.dim(1).set_bounds(0, K).set_stride(N);
+    if (batched) {
+        a.dim(2).set_bounds(0, B).set_stride(M * K);
+        bm.dim(2).set_bounds(0, B).set_stride(K * N);
+    }
 
-    Var j("j"), i("i");
+    Var j("j"), i("i"), b("b");
     RDom r(0, K, "r");
     Func prod("prod");
-    prod(j, i) = 0.0f;
-    prod(j, i) += k.denseA(r, i) * k.denseB(j, r);
-    k.out(j, i) = prod(j, i);
+    if (batched) {
+        prod(j, i, b) = 0.0f;
+        prod(j, i, b) += a(r, i, b) * bm(j, r, b);
+        k.out(j, i, b) = prod(j, i, b);
+    } else {
+        prod(j, i) = 0.0f;
+        prod(j, i) += a(r, i) * bm(j, r);
+        k.out(j, i) = prod(j, i);
+    }
     auto ob = k.out.output_buffer();
     ob.dim(0).set_bounds(0, N).set_stride(1);
     ob.dim(1).set_bounds(0, M).set_stride(N);
+    if (batched) ob.dim(2).set_bounds(0, B).set_stride(M * N);
 
-    Var jo("jo"), ji("ji"), io("io"), ii("ii"), tile("tile");
+    Var jo("jo"), ji("ji"), io("io"), ii("ii"), tile("tile"), tileB("tile_b");
     k.out.split(j, jo, ji, i32(p.tileW)).split(i, io, ii, i32(p.tileH)).reorder(ji, ii, jo, io);
     if (p.vec > 1) k.out.vectorize(ji, p.vec, TailStrategy::GuardWithIf);
-    if (p.parallel) k.out.fuse(jo, io, tile).parallel(tile);
+    Var computeAt = jo;
+    if (p.parallel) {
+        // Every tile of every matrix is one parallel task.
+        k.out.fuse(jo, io, tile);
+        computeAt = tile;
+        if (batched) {
+            k.out.fuse(tile, b, tileB);
+            computeAt = tileB;
+        }
+        k.out.parallel(computeAt);
+    }
 
-    // The accumulator lives per tile (the fused tile loop when parallel).
-    prod.compute_at(k.out, p.parallel ? tile : jo);
+    // The accumulator lives per tile.
+    prod.compute_at(k.out, computeAt);
     // GuardWithIf, not RoundUp: rounding j up would read B past its last column.
     if (p.vec > 1) prod.vectorize(j, p.vec, TailStrategy::GuardWithIf);
     Stage u = prod.update();
     Var jv("jv");
     RVar ro("ro"), ri("ri");
     u.split(r.x, ro, ri, i32(p.tileR));
+    std::vector<VarOrRVar> order;
     if (p.vec > 1) {
         u.split(j, j, jv, p.vec, TailStrategy::GuardWithIf);
-        u.reorder(jv, i, ri, j, ro).vectorize(jv);
-    } else {
-        u.reorder(i, ri, j, ro);
+        order.push_back(jv);
     }
+    for (VarOrRVar v : {VarOrRVar(i), VarOrRVar(ri), VarOrRVar(j), VarOrRVar(ro)}) order.push_back(v);
+    if (batched) order.push_back(b);
+    u.reorder(order);
+    if (p.vec > 1) u.vectorize(jv);
     if (p.unrollC) u.unroll(i);
     k.pipeline = Pipeline(k.out);
 }
@@ -293,6 +324,13 @@ void HalideKernel::run() {
             Buffer<float> o(k.output.data(), i32(t.outW()), i32(t.outH()), i32(t.outC), i32(t.batch));
             k.inputParam.set(in);
             k.weightsParam.set(w);
+            k.pipeline.realize(o);
+        } else if (t.kind == TaskKind::BatchMatMul) {
+            Buffer<float> a(const_cast<float*>(k.input), i32(t.k), i32(t.m), i32(t.batch));
+            Buffer<float> b(const_cast<float*>(k.weights), i32(t.n), i32(t.k), i32(t.batch));
+            Buffer<float> o(k.output.data(), i32(t.n), i32(t.m), i32(t.batch));
+            k.batchA.set(a);
+            k.batchB.set(b);
             k.pipeline.realize(o);
         } else {
             Buffer<float> a(const_cast<float*>(k.input), i32(t.k), i32(t.m));

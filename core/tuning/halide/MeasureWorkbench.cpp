@@ -52,15 +52,8 @@ const TaskData& MeasureWorkbench::dataFor(const TuningTask& task) {
             for (unsigned char ch : key) seed = (seed ^ ch) * 1099511628211ull;
             Rng rng(seed);
             TaskData d;
-            if (task.isConv()) {
-                d.input = uniformData(static_cast<size_t>(task.batch * task.inC * task.inH * task.inW), rng);
-                d.weights = uniformData(static_cast<size_t>(task.outC * (task.inC / task.groups) * task.kernelH *
-                                                            task.kernelW),
-                                        rng);
-            } else {
-                d.input = uniformData(static_cast<size_t>(task.m * task.k), rng);
-                d.weights = uniformData(static_cast<size_t>(task.k * task.n), rng);
-            }
+            d.input = uniformData(static_cast<size_t>(task.inputElements()), rng);
+            d.weights = uniformData(static_cast<size_t>(task.weightElements()), rng);
             d.reference = libtorchOutput(task, d.input, d.weights);
             cached_ = std::move(d);
             referenceName_ = "libtorch";
