@@ -59,6 +59,9 @@ int cmdInfo(const ArgList& argv) {
         j["tensors_without_shape"] = known.tensorsWithoutShape;
         j["tensors"] = known.tensors;
         if (const std::string w = known.warning(); !w.empty()) j["warning"] = w;
+        if (auto it = g.metadata.find("onnx.input_dims"); it != g.metadata.end()) j["input_dims_set"] = it->second;
+        if (auto it = g.metadata.find("onnx.folded_nodes"); it != g.metadata.end())
+            j["folded_nodes"] = std::stoll(it->second);
         std::cout << j.dump(2) << "\n";
         return 0;
     }
@@ -77,6 +80,10 @@ int cmdInfo(const ArgList& argv) {
     for (const auto& [op, count] : sorted) std::cout << "    " << std::left << std::setw(24) << op << count << "\n";
     std::cout << "  without shape     " << known.tensorsWithoutShape << " of " << known.tensors << " tensors"
               << (known.formatHasShapes ? "" : " (the format carries no shapes)") << "\n";
+    if (auto it = g.metadata.find("onnx.input_dims"); it != g.metadata.end())
+        std::cout << "  input dims set    " << it->second << " (symbolic in the file; 1 unless given)\n";
+    if (auto it = g.metadata.find("onnx.folded_nodes"); it != g.metadata.end())
+        std::cout << "  shapes folded     " << it->second << " shape-computing nodes evaluated at load\n";
     if (!known.opsWithoutFlops.empty()) {
         std::cout << "  no FLOP formula   " << known.nodesWithoutFlops << " operations:";
         for (const auto& op : known.opsWithoutFlops) std::cout << " " << op;

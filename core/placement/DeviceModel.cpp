@@ -103,6 +103,7 @@ double nonNegative(const nlohmann::json& j, const char* key, double fallback, co
     return v;
 }
 LinkSpec linkFrom(const nlohmann::json& j, LinkSpec fallback, const std::string& where) {
+    if (!j.is_object()) throw std::invalid_argument(where + " must be an object");
     return {nonNegative(j, "latency_s", fallback.latencyS, where), positive(j, "bandwidth", fallback.bandwidth, where)};
 }
 }  // namespace
@@ -111,16 +112,28 @@ DeviceModel DeviceModel::fromJson(const nlohmann::json& j) {
     if (!j.is_object()) throw std::invalid_argument("device model must be a JSON object");
     if (!j.contains("devices") || !j["devices"].is_array() || j["devices"].empty())
         throw std::invalid_argument("'devices' must be a non-empty array");
+    // The schedule simulator keeps device sets in 64-bit masks, and the link table is d x d.
+    if (j["devices"].size() > size_t(kMaxDevices))
+        throw std::invalid_argument("'devices' lists " + std::to_string(j["devices"].size()) + " devices; at most " +
+                                    std::to_string(kMaxDevices) + " are supported");
     std::vector<DeviceSpec> devs;
     for (size_t i = 0; i < j["devices"].size(); ++i) {
         const auto& dj = j["devices"][i];
         std::string where = "devices[" + std::to_string(i) + "]";
         if (!dj.is_object()) throw std::invalid_argument(where + " must be an object");
         DeviceSpec d;
-        d.name = dj.value("name", "dev" + std::to_string(i));
+        d.name = "dev" + std::to_string(i);
+        if (dj.contains("name")) {
+            if (!dj["name"].is_string()) throw std::invalid_argument(where + ": 'name' must be a string");
+            d.name = dj["name"].get<std::string>();
+        }
         d.flopsPerS = positive(dj, "flops_per_s", d.flopsPerS, where);
         d.overheadS = nonNegative(dj, "overhead_s", d.overheadS, where);
-        d.memoryBytes = int64_t(positive(dj, "memory_bytes", double(d.memoryBytes), where));
+        // Converted to an integer: a value past int64_t would be undefined, below 1 a zero capacity.
+        const double memory = positive(dj, "memory_bytes", double(d.memoryBytes), where);
+        if (!(memory >= 1 && memory < 9223372036854775808.0))
+            throw std::invalid_argument(where + ": 'memory_bytes' must be between 1 and 2^63 - 1");
+        d.memoryBytes = int64_t(memory);
         d.memoryBandwidth = positive(dj, "memory_bandwidth", d.memoryBandwidth, where);
         d.speedFactor = positive(dj, "speed_factor", d.speedFactor, where);
         for (const auto& prev : devs)
@@ -129,7 +142,8 @@ DeviceModel DeviceModel::fromJson(const nlohmann::json& j) {
     }
     LinkSpec def;
     if (j.contains("default_link")) def = linkFrom(j["default_link"], def, "default_link");
-    DeviceModel m(j.value("name", ""), devs, def);
+    if (j.contains("name") && !j["name"].is_string()) throw std::invalid_argument("'name' must be a string");
+    DeviceModel m(j.contains("name") ? j["name"].get<std::string>() : std::string(), devs, def);
     auto indexOf = [&](const nlohmann::json& v, const std::string& where) {
         if (!v.is_string()) throw std::invalid_argument(where + " must name a device");
         for (int i = 0; i < m.deviceCount(); ++i)

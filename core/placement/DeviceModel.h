@@ -33,6 +33,8 @@ struct LinkSpec {
 
 class DeviceModel {
 public:
+    static constexpr int kMaxDevices = 64;  // what the schedule simulator supports (fromJson refuses more)
+
     std::string name;
     std::vector<DeviceSpec> devices;
 

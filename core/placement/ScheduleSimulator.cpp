@@ -22,20 +22,28 @@ namespace {
 
 constexpr int kArrival = 1;  // event kinds: 0 = an op ends, 1 = a transfer arrives
 
-// Ready-queue entry: priority (as float bits, monotonic for non-negative floats) above the
-// complemented node id, so a plain max-heap on the integer gives highest priority, then lowest id.
-inline uint64_t readyKey(float prio, int node) {
-    uint32_t bits;
-    std::memcpy(&bits, &prio, sizeof bits);
-    return (uint64_t(bits) << 32) | uint64_t(0xFFFFFFFFu - uint32_t(node));
+// Ready-queue entry: the priority's double bits (monotonic for non-negative doubles, so keys that
+// differ in the last bit stay ordered: a float here tied keys closer than ~6e-8) above the
+// complemented node id, so a plain max-heap on the 128-bit integer gives highest priority, then
+// lowest id. Never 0 (the node id part is not all ones), which the runtime-only decoder uses as
+// "no entry".
+using ReadyKey = unsigned __int128;
+inline ReadyKey readyKey(uint64_t prioBits, int node) {
+    return (ReadyKey(prioBits) << 32) | ReadyKey(0xFFFFFFFFu - uint32_t(node));
 }
-inline int readyNode(uint64_t key) { return int(0xFFFFFFFFu - uint32_t(key & 0xFFFFFFFFu)); }
+inline ReadyKey readyKey(double prio, int node) {
+    uint64_t bits;
+    std::memcpy(&bits, &prio, sizeof bits);
+    return readyKey(bits, node);
+}
+inline int readyNode(ReadyKey key) { return int(0xFFFFFFFFu - uint32_t(uint64_t(key) & 0xFFFFFFFFu)); }
 
 // Node v's keys kv[0, d]: its device, the argmax of the d affinities (ties to the lower device), and
-// its priority as a non-negative float (the ready queues order by it, then by lower node id).
+// its priority as a non-negative double (NaN and negatives count as 0; the ready queues order by
+// it, then by lower node id).
 struct NodeKeys {
     int device;
-    float priority;
+    double priority;
 };
 inline NodeKeys decodeKeys(const double* kv, int d) {
     int best = 0;
@@ -43,7 +51,7 @@ inline NodeKeys decodeKeys(const double* kv, int d) {
     for (int k = 1; k < d; ++k)
         if (kv[k] > bk) bk = kv[k], best = k;
     const double pr = kv[d];
-    return {best, pr > 0 ? float(pr) : 0.0f};
+    return {best, pr > 0 ? pr : 0.0};
 }
 
 // Binary heaps in plain arrays, for the ready and pending queues. above(a, b): a belongs nearer
@@ -260,7 +268,7 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
     auto pushReady = [&](int v) {
         const int k = dev[v];
         startable |= uint64_t(1) << k;
-        heapPush(ready_.data() + size_t(k) * n, readySize_[k]++, readyKey(prio_[v], v), std::greater<uint64_t>());
+        heapPush(ready_.data() + size_t(k) * n, readySize_[k]++, readyKey(prio_[v], v), std::greater<ReadyKey>());
     };
     // A tensor became present on device k for consumer c: c counts one input down if it runs on k,
     // and is ready when none is left. Branch-free on the (random) device test; a consumer on
@@ -271,7 +279,7 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
         if ((remaining[c] | (here ^ 1)) == 0) pushReady(c);
     };
     auto popReady = [&](int k) {
-        return readyNode(heapPop(ready_.data() + size_t(k) * n, --readySize_[k], std::greater<uint64_t>()));
+        return readyNode(heapPop(ready_.data() + size_t(k) * n, --readySize_[k], std::greater<ReadyKey>()));
     };
 
     int started = 0;
@@ -473,31 +481,31 @@ ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
     std::fill_n(next, d, inf);
     std::fill_n(linkFree, d * d, 0.0);
     // Heap arrays per device: ready ops (n slots each), pending releases (n + 1 each).
-    uint64_t* readyHeapLocal[kLocal];
+    ReadyKey* readyHeapLocal[kLocal];
     Pending* pendingHeapLocal[kLocal];
-    uint64_t** readyHeap = D > 0 ? readyHeapLocal : readyHeap_.data();
+    ReadyKey** readyHeap = D > 0 ? readyHeapLocal : readyHeap_.data();
     Pending** pendingHeap = D > 0 ? pendingHeapLocal : pendingHeap_.data();
     for (int k = 0; k < d; ++k) {
         readyHeap[k] = ready_.data() + size_t(k) * n;
         pendingHeap[k] = released_.data() + size_t(k) * (n + 1);
         pendingHeap[k][0].at = inf;
     }
-    auto keyOf = [N](int v) GRAPHOPT_INLINE { return (uint64_t(N[v].prioBits) << 32) | uint64_t(0xFFFFFFFFu - uint32_t(v)); };
+    auto keyOf = [N](int v) GRAPHOPT_INLINE { return readyKey(N[v].prioBits, v); };
     // A device's ready ops: the best waits in `staged` (0: none), the others in the heap, so that
     // the usual round trip (one op released, then started) never touches the heap.
-    uint64_t stagedLocal[kLocal];
-    uint64_t* staged = D > 0 ? stagedLocal : staged_.data();
-    std::fill_n(staged, d, 0);
-    auto pushReady = [&](int k, uint64_t key) GRAPHOPT_INLINE {
-        const uint64_t s0 = staged[k];
+    ReadyKey stagedLocal[kLocal];
+    ReadyKey* staged = D > 0 ? stagedLocal : staged_.data();
+    std::fill_n(staged, d, ReadyKey(0));
+    auto pushReady = [&](int k, ReadyKey key) GRAPHOPT_INLINE {
+        const ReadyKey s0 = staged[k];
         staged[k] = key > s0 ? key : s0;
-        if (s0 != 0) heapPush(readyHeap[k], readySize[k]++, key > s0 ? s0 : key, std::greater<uint64_t>());
+        if (s0 != 0) heapPush(readyHeap[k], readySize[k]++, key > s0 ? s0 : key, std::greater<ReadyKey>());
     };
     auto anyReady = [&](int k) GRAPHOPT_INLINE { return staged[k] != 0; };
     auto popReady = [&](int k) GRAPHOPT_INLINE {
         // staged is the best, or the heap's top is: the heap holds only what lost to staged.
-        const uint64_t best = staged[k];
-        staged[k] = readySize[k] > 0 ? heapPop(readyHeap[k], --readySize[k], std::greater<uint64_t>()) : 0;
+        const ReadyKey best = staged[k];
+        staged[k] = readySize[k] > 0 ? heapPop(readyHeap[k], --readySize[k], std::greater<ReadyKey>()) : ReadyKey(0);
         return readyNode(best);
     };
     // Pending heaps: earliest first, n + 1 slots each, the one past the end always {inf}, so that
@@ -619,7 +627,7 @@ ScheduleCosts ScheduleSimulator::runtimeOnly(const double* keys) {
     for (int v = 0; v < n; ++v) {
         const NodeKeys nk = decodeKeys(keys + size_t(v) * (d + 1), d);
         dev[v] = nk.device;
-        uint32_t bits;
+        uint64_t bits;
         std::memcpy(&bits, &nk.priority, sizeof bits);
         N[v] = {0.0, bits, initial[v]};
         cost[v] = opCost[size_t(v) * d + nk.device];

@@ -75,10 +75,10 @@ private:
         int next;    // next transfer queued on the same link, -1 at the tail
     };
     // Runtime-only decoder state: a node's release time (the latest availability of its inputs
-    // on its device so far), its priority's float bits and its inputs still undetermined.
+    // on its device so far), its priority's double bits and its inputs still undetermined.
     struct NodeState {
         double readyAt;
-        uint32_t prioBits;
+        uint64_t prioBits;
         int remaining;
     };
     struct Pending {  // an op released to start no earlier than `at`
@@ -94,12 +94,13 @@ private:
     std::shared_ptr<const ScheduleProblem> p_;
     // Buffers reused by every decoding.
     std::vector<int> dev_;
-    std::vector<float> prio_;
+    std::vector<double> prio_;  // doubles: keys 1e-9 apart are still ordered
     std::vector<int> remaining_;
     std::vector<int> count_;    // numTensors*d: consumers of a tensor on a device
     std::vector<int> pending_;  // numTensors*d: releases still due before a copy is freed
     std::vector<double> linkFree_;
-    std::vector<uint64_t> ready_;  // d heaps of capacity n
+    // d heaps of capacity n; entries are (priority bits, complemented node id), see the .cpp.
+    std::vector<unsigned __int128> ready_;
     std::vector<int> readySize_;
     std::vector<int> runNode_;    // per device: the op running, -1 when idle
     std::vector<double> runEnd_;  // per device: when it ends
@@ -120,8 +121,8 @@ private:
     std::vector<int> releasedSize_;
     std::vector<ScheduleProblem::SoleOutput> runOut_;
     std::vector<double> next_, arrive_;
-    std::vector<uint64_t*> readyHeap_;
-    std::vector<uint64_t> staged_;
+    std::vector<unsigned __int128*> readyHeap_;
+    std::vector<unsigned __int128> staged_;
     std::vector<Pending*> pendingHeap_;
 };
 

@@ -8,28 +8,57 @@ namespace graphopt::tuning {
 
 namespace {
 
-void factorRec(int64_t rest, int parts, std::vector<int64_t>& prefix, std::vector<std::vector<int64_t>>& out) {
+// The divisors of n in increasing order, by trial division up to sqrt(n).
+std::vector<int64_t> divisorsOf(int64_t n) {
+    std::vector<int64_t> low, high;
+    for (int64_t f = 1; f <= n / f; ++f)
+        if (n % f == 0) {
+            low.push_back(f);
+            if (f != n / f) high.push_back(n / f);
+        }
+    low.insert(low.end(), high.rbegin(), high.rend());
+    return low;
+}
+
+// Every divisor of `rest` divides the extent, so each level walks the extent's (few) divisors.
+void factorRec(int64_t rest, int parts, const std::vector<int64_t>& divisors, size_t maxCount,
+               std::vector<int64_t>& prefix, std::vector<std::vector<int64_t>>& out) {
     if (parts == 1) {
+        if (out.size() >= maxCount)
+            throw std::invalid_argument("more than " + std::to_string(maxCount) + " ways to split it");
         prefix.push_back(rest);
         out.push_back(prefix);
         prefix.pop_back();
         return;
     }
-    for (int64_t f = 1; f <= rest; ++f) {
+    for (int64_t f : divisors) {
+        if (f > rest) break;
         if (rest % f) continue;
         prefix.push_back(f);
-        factorRec(rest / f, parts - 1, prefix, out);
+        factorRec(rest / f, parts - 1, divisors, maxCount, prefix, out);
         prefix.pop_back();
     }
 }
 
 }  // namespace
 
-std::vector<std::vector<int64_t>> factorizations(int64_t extent, int parts) {
+std::vector<std::vector<int64_t>> factorizations(int64_t extent, int parts, size_t maxCount) {
     if (extent < 1 || parts < 1) throw std::invalid_argument("factorizations: extent and parts must be >= 1");
+    if (extent > kMaxSplitExtent)
+        throw std::invalid_argument("factorizations: extent " + std::to_string(extent) + " is larger than " +
+                                    std::to_string(kMaxSplitExtent) + " (2^31 - 1)");
+    if (parts > kMaxSplitParts)
+        throw std::invalid_argument("factorizations: " + std::to_string(parts) + " parts; at most " +
+                                    std::to_string(kMaxSplitParts));
+    const std::vector<int64_t> divisors = divisorsOf(extent);
     std::vector<std::vector<int64_t>> out;
     std::vector<int64_t> prefix;
-    factorRec(extent, parts, prefix, out);
+    try {
+        factorRec(extent, parts, divisors, maxCount, prefix, out);
+    } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument("factorizations: " + std::to_string(extent) + " into " + std::to_string(parts) +
+                                    " factors: " + e.what());
+    }
     return out;
 }
 
@@ -38,7 +67,13 @@ void KnobSpace::addSplit(const std::string& name, int64_t extent, int parts, int
     k.name = name;
     k.kind = Knob::Kind::Split;
     k.extent = extent;
-    for (auto& f : factorizations(extent, parts))
+    std::vector<std::vector<int64_t>> all;
+    try {
+        all = factorizations(extent, parts);
+    } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument("split knob '" + name + "': " + e.what());
+    }
+    for (auto& f : all)
         if (maxInner <= 0 || f.back() <= maxInner || f.back() == 1) k.entities.push_back(std::move(f));
     knobs_.push_back(std::move(k));
     recomputeSize();

@@ -24,9 +24,18 @@ class Rng;
 
 namespace graphopt::tuning {
 
+// Limits of a split knob. Loop extents are 32-bit in the kernels (Halide), and a knob with more
+// entities than this is no search space anyone can measure; both are refused with an error that
+// names the knob rather than left to run (the divisors of 2^40 took hours to enumerate).
+constexpr int64_t kMaxSplitExtent = 2147483647;  // 2^31 - 1
+constexpr int kMaxSplitParts = 16;
+constexpr size_t kMaxSplitEntities = size_t(1) << 20;
+
 // Every ordered way to write `extent` as a product of `parts` positive factors, in lexicographic
-// order of the factor vectors. extent >= 1, parts >= 1.
-std::vector<std::vector<int64_t>> factorizations(int64_t extent, int parts);
+// order of the factor vectors. 1 <= extent <= kMaxSplitExtent, 1 <= parts <= kMaxSplitParts; throws
+// std::invalid_argument otherwise, or when there are more than `maxCount` factorizations. Divisors
+// are found in O(sqrt(extent)).
+std::vector<std::vector<int64_t>> factorizations(int64_t extent, int parts, size_t maxCount = kMaxSplitEntities);
 
 struct Knob {
     enum class Kind { Split, Enum };
@@ -44,6 +53,7 @@ class KnobSpace {
 public:
     // Split `extent` into `parts` factors, outer first. maxInner > 0 keeps only factorizations
     // whose innermost factor is <= maxInner (never empties the knob: [extent/1 ..., 1] stays).
+    // Throws std::invalid_argument naming the knob past the limits above.
     void addSplit(const std::string& name, int64_t extent, int parts, int64_t maxInner = 0);
     void addEnum(const std::string& name, const std::vector<int64_t>& values);
 
