@@ -31,6 +31,7 @@
 #include "RunPanel.h"
 #include "store/RunStore.h"
 #include "LayoutJob.h"
+#include "ModelLoader.h"
 #include "MemoryChartView.h"
 #include "ScheduleView.h"
 #include "TuningView.h"
@@ -166,6 +167,7 @@ MainWindow::~MainWindow() {
     settings.setValue("mainWindow/geometry", saveGeometry());
     settings.setValue("mainWindow/state", saveState());
     settings.setValue("view/horizontal", horizontal_->isChecked());
+    if (loadCancel_) loadCancel_->store(true);  // kills a reader still running
     loadWatcher_.waitForFinished();
 }
 
@@ -419,11 +421,17 @@ void MainWindow::openModel(const QString& path) {
     const int generation = ++loadGeneration_;
     statusBar()->showMessage(tr("Loading %1 ...").arg(QFileInfo(path).fileName()));
     setCursor(Qt::BusyCursor);
-    loadWatcher_.setFuture(QtConcurrent::run([path]() {
+    if (loadCancel_) loadCancel_->store(true);  // an older load still reading is superseded
+    loadCancel_ = std::make_shared<std::atomic<bool>>(false);
+    ModelLoadOptions options;
+    options.cliPath = layoutJob_->cliPath();
+    options.timeoutMs = loadTimeoutMs_;
+    loadWatcher_.setFuture(QtConcurrent::run([path, options, cancel = loadCancel_]() {
         LoadOutcome out;
         out.path = path;
         try {
-            out.graph = std::make_shared<const Graph>(loadGraph(path.toStdString()));
+            out.graph = loadModelIsolated(path, options, *cancel);
+            if (!out.graph) out.error = QObject::tr("%1: loading was cancelled").arg(path);
         } catch (const std::exception& e) {
             out.error = QString::fromStdString(e.what());
         }

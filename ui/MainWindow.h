@@ -4,6 +4,7 @@
 
 #include <QFutureWatcher>
 #include <QMainWindow>
+#include <atomic>
 #include <memory>
 
 #include "graph/Graph.h"
@@ -50,8 +51,12 @@ public:
     ~MainWindow() override;
 
     // Starts loading `path` on a worker thread; emits modelLoaded or loadFailed when done, then
-    // lays the graph out (layoutReady or layoutFailed).
+    // lays the graph out (layoutReady or layoutFailed). The file is parsed in a child process
+    // (ModelLoader.h): a reader that crashes or hangs costs the child, and the window keeps the
+    // model it had.
     void openModel(const QString& path);
+    // How long a model's reader may take before it is stopped (default 120 s).
+    void setLoadTimeout(int ms) { loadTimeoutMs_ = ms; }
     const Graph* graph() const;
     QString currentPath() const { return currentPath_; }
     GraphView* graphView() const { return view_; }
@@ -133,6 +138,8 @@ private:
     std::shared_ptr<const Graph> graph_;
     QString currentPath_;
     int loadGeneration_ = 0;  // a newer openModel() makes older results stale
+    std::shared_ptr<std::atomic<bool>> loadCancel_;  // set to stop the running load's reader
+    int loadTimeoutMs_ = 120000;
 };
 
 }  // namespace graphopt::ui

@@ -7,6 +7,7 @@ std::vector<Command> commands() {
         {infoCommand(), cmdInfo},
         {generateCommand(), cmdGenerate},
         {layoutCommand(), cmdLayout},
+        {convertCommand(), cmdConvert},
         {placeCommand(), cmdPlace},
         {tasksCommand(), cmdTasks},
         {tuneCommand(), cmdTune},

@@ -54,6 +54,7 @@ std::vector<Command> commands();
 CommandSpec infoCommand();
 CommandSpec generateCommand();
 CommandSpec layoutCommand();
+CommandSpec convertCommand();
 CommandSpec runsCommand();
 std::vector<CommandSpec> runsSubcommands();  // "runs list", "runs show", ...
 CommandSpec runsSubcommand(const std::string& name);  // "list" -> the spec of "runs list"
@@ -67,6 +68,7 @@ CommandSpec enginesCommand();
 int cmdInfo(const ArgList& args);
 int cmdGenerate(const ArgList& args);
 int cmdLayout(const ArgList& args);
+int cmdConvert(const ArgList& args);
 int cmdRuns(const ArgList& args);
 int cmdPlace(const ArgList& args);
 int cmdTasks(const ArgList& args);

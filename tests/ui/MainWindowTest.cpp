@@ -26,6 +26,8 @@
 #include "ScheduleView.h"
 #include "MemoryChartView.h"
 #include "store/RunStore.h"
+#include "graph/GraphCompare.h"
+#include "graph/Loaders.h"
 #include <QTextBrowser>
 #include <QComboBox>
 #include <QGraphicsItem>
@@ -279,4 +281,51 @@ TEST(MainWindow, ModelSummaryWarnsAboutUnknownShapes) {
     w.openModel(kModels + "resnet18.onnx");
     ASSERT_TRUE(loaded.wait(30000));
     EXPECT_FALSE(summary->text().contains("warning")) << summary->text().toStdString();
+}
+
+// The model is parsed in a child process (`graphopt convert`): a reader that crashes or hangs
+// costs the child; the window reports it and keeps its model. Stand-in readers play the
+// crashing and the hanging parser.
+TEST(MainWindow, AReaderThatCrashesOrHangsCostsTheChildNotTheWindow) {
+    MainWindow w;
+    QSignalSpy loaded(&w, &MainWindow::modelLoaded);
+    QSignalSpy failed(&w, &MainWindow::loadFailed);
+    w.openModel(kModels + "alexnet.onnx");
+    ASSERT_TRUE(loaded.wait(30000));
+    // What the child converted is the graph the reader gives in this process.
+    std::string why;
+    EXPECT_TRUE(graphopt::graphsEqual(*w.graph(), graphopt::loadGraph((kModels + "alexnet.onnx").toStdString()), &why))
+        << why;
+
+    QTemporaryDir dir;
+    auto script = [&](const QString& name, const QByteArray& body) {
+        const QString path = dir.filePath(name);
+        QFile f(path);
+        EXPECT_TRUE(f.open(QIODevice::WriteOnly));
+        f.write("#!/bin/sh\n" + body + "\n");
+        f.close();
+        f.setPermissions(f.permissions() | QFileDevice::ExeOwner);
+        return path;
+    };
+    const QString realCli = w.layoutJob()->cliPath();
+    w.layoutJob()->setCliPath(script("crashing-reader", "kill -SEGV $$"));
+    w.openModel(kModels + "resnet18.onnx");
+    ASSERT_TRUE(failed.wait(30000));
+    EXPECT_TRUE(failed.last().first().toString().contains("crashed")) << failed.last().first().toString().toStdString();
+    EXPECT_TRUE(failed.last().first().toString().startsWith(kModels + "resnet18.onnx"));
+    EXPECT_EQ(w.graph()->nodeCount(), 20u);  // AlexNet still shown
+    EXPECT_EQ(w.currentPath(), kModels + "alexnet.onnx");
+
+    w.layoutJob()->setCliPath(script("hanging-reader", "exec sleep 600"));
+    w.setLoadTimeout(500);
+    w.openModel(kModels + "resnet18.onnx");
+    ASSERT_TRUE(failed.wait(30000));
+    EXPECT_TRUE(failed.last().first().toString().contains("did not finish")) << failed.last().first().toString().toStdString();
+    EXPECT_EQ(w.graph()->nodeCount(), 20u);
+
+    w.layoutJob()->setCliPath(realCli);
+    w.openModel(kModels + "resnet18.onnx");
+    ASSERT_TRUE(loaded.wait(30000));
+    EXPECT_EQ(w.graph()->nodeCount(), 49u);
+    EXPECT_EQ(w.graph()->metadata.at("format"), "onnx");
 }

@@ -1,0 +1,66 @@
+#include "ModelLoader.h"
+
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include <stdexcept>
+
+#include "graph/Loaders.h"
+
+namespace graphopt::ui {
+
+namespace {
+constexpr int kPollMs = 25;  // how often the waiting thread looks at `cancelled`
+}
+
+std::shared_ptr<const Graph> loadModelIsolated(const QString& path, const ModelLoadOptions& options,
+                                               const std::atomic<bool>& cancelled) {
+    const std::string where = path.toStdString() + ": ";
+    if (!QFileInfo(options.cliPath).isExecutable())
+        return std::make_shared<const Graph>(loadGraph(path.toStdString()));
+
+    QTemporaryDir dir;
+    if (!dir.isValid()) throw std::runtime_error(where + "no temporary folder to read it through");
+    const QString json = dir.filePath("model.json");
+    QProcess p;
+    p.setProcessChannelMode(QProcess::SeparateChannels);
+    p.start(options.cliPath, {"convert", path, json, "--quiet"});
+    if (!p.waitForStarted(10000))
+        throw std::runtime_error(where + "could not start " + options.cliPath.toStdString() + " to read it");
+    QElapsedTimer clock;
+    clock.start();
+    while (!p.waitForFinished(kPollMs)) {
+        if (cancelled.load()) {
+            p.kill();
+            p.waitForFinished(2000);
+            return nullptr;
+        }
+        if (clock.elapsed() > options.timeoutMs) {
+            p.kill();
+            p.waitForFinished(2000);
+            throw std::runtime_error(where + "reading it did not finish within " +
+                                     std::to_string(options.timeoutMs / 1000) +
+                                     " s and was stopped (the file may be damaged); the model shown is unchanged");
+        }
+    }
+    if (p.exitStatus() == QProcess::CrashExit)
+        throw std::runtime_error(where + "the reader crashed on this file (the file is damaged or triggers a bug; "
+                                         "please report it); the model shown is unchanged");
+    if (p.exitCode() != 0) {
+        // The CLI's one-line error already starts with the path.
+        QString err = QString::fromLocal8Bit(p.readAllStandardError()).trimmed();
+        const QString prefix = "graphopt convert: ";
+        if (err.startsWith(prefix)) err = err.mid(prefix.size());
+        if (err.isEmpty()) err = QString::fromStdString(where) + QStringLiteral("the reader stopped with exit code %1").arg(p.exitCode());
+        throw std::runtime_error(err.toStdString());
+    }
+    try {
+        return std::make_shared<const Graph>(loadJson(json.toStdString()));
+    } catch (const std::exception& e) {
+        throw std::runtime_error(where + "its converted form could not be read back: " + e.what());
+    }
+}
+
+}  // namespace graphopt::ui
