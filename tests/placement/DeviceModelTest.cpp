@@ -84,6 +84,26 @@ TEST(DeviceModel, BadFilesNameTheFileAndTheProblem) {
                           R"({"devices": [{"name": "a"}, {"name": "b"}], "links": [{"from": "a", "to": "z"}]})"),
                 "unknown device 'z'");
     expectError(std::string(GRAPHOPT_BINARY_DIR) + "/no_such_devices.json", "no_such_devices.json");
+    // Issue 20: values that used to be undefined behaviour (a double past int64_t converted), a
+    // zero capacity, and a device list the simulator cannot take (the link table is d x d).
+    expectError(writeTemp("devices_bad5.json", R"({"devices": [{"name": "a", "memory_bytes": 1e300}]})"),
+                "memory_bytes");
+    expectError(writeTemp("devices_bad6.json", R"({"devices": [{"name": "a", "memory_bytes": 0.5}]})"),
+                "memory_bytes");
+    std::string many = R"({"devices": [)";
+    for (int i = 0; i < 65; ++i) many += std::string(i ? "," : "") + "{}";
+    expectError(writeTemp("devices_bad7.json", many + "]}"), "at most 64");
+    expectError(writeTemp("devices_bad8.json", R"({"devices": [{"name": 7}]})"), "'name' must be a string");
+    expectError(writeTemp("devices_bad9.json", R"({"name": [], "devices": [{}]})"), "'name' must be a string");
+    expectError(writeTemp("devices_bad10.json", R"({"devices": [{}], "default_link": 3})"), "default_link");
+}
+
+TEST(DeviceModel, SixtyFourDevicesAreFine) {
+    std::string json = R"({"devices": [)";
+    for (int i = 0; i < 64; ++i) json += std::string(i ? "," : "") + "{}";
+    DeviceModel m = DeviceModel::load(writeTemp("devices_64.json", json + "]}"));
+    EXPECT_EQ(m.deviceCount(), 64);
+    EXPECT_EQ(m.devices[63].name, "dev63");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 
 #include "TestGraphs.h"
@@ -303,6 +304,48 @@ TEST(ScheduleSimulator, KeysFromPlacementOrderReproduceTheOrderOnOneDevice) {
     sim.simulate(keysFromPlacementOrder(2, std::vector<int>(g.nodeCount(), 1), topo), &d);
     EXPECT_EQ(d.order, topo);
     for (auto& op : d.ops) EXPECT_EQ(op.device, 1);
+}
+
+// Issue 20: priorities used to be stored as floats, so two keys closer than about 6e-8 tied and
+// the lower node id went first whatever the keys said. A and B are ready at once on device 0
+// (1 s each); C reads B on device 1 after a 1 s transfer. B first: C runs 2-3 s; A first: 3-4 s.
+TEST(ScheduleSimulator, PrioritiesCloserThanAFloatAreOrdered) {
+    GraphBuilder b;
+    const int x = b.input("x", 8);
+    b.op("A", {x}, 8, 1.0, 0, true);
+    const int bo = b.op("B", {x}, 0, 1.0);
+    b.op("C", {bo}, 8, 1.0, 0, true);
+    const Graph g = b.done();
+    for (PlacementObjective objective : {PlacementObjective::Runtime, PlacementObjective::Memory})
+        for (double high : {0.5 + 1e-9, std::nextafter(0.5, 1.0)}) {
+            SCOPED_TRACE(high);
+            auto sim = makeSim(g, test::testDevices(2, 1.0, 1e9), objective);
+            // Keys per node: affinity dev0, affinity dev1, priority. B is a hair above A.
+            const std::vector<double> keys = {1, 0, 0.5, 1, 0, high, 0, 1, 0.5};
+            EXPECT_DOUBLE_EQ(sim.evaluate(keys).makespan, 3.0);
+            ScheduleDetail d;
+            EXPECT_DOUBLE_EQ(sim.simulate(keys, &d).makespan, 3.0);
+            EXPECT_EQ(d.order, (std::vector<int>{1, 0, 2}));
+            // And the other way round: A a hair above B runs first.
+            const std::vector<double> swapped = {1, 0, high, 1, 0, 0.5, 0, 1, 0.5};
+            EXPECT_DOUBLE_EQ(sim.evaluate(swapped).makespan, 4.0);
+        }
+}
+
+// Issue 20: a graph built in code (never validated) whose bytes add up past int64_t is refused
+// with the tensor's name instead of overflowing the simulator's memory sums.
+TEST(ScheduleSimulator, RefusesGraphsWhoseBytesCannotBeSummed) {
+    GraphBuilder b;
+    const int x = b.input("x", 8);
+    const int a = b.op("A", {x}, int64_t(1) << 62, 1.0);
+    b.op("huge", {a}, int64_t(1) << 62, 1.0, 0, true);
+    b.g.finalize();
+    try {
+        ScheduleProblem p(b.g, test::testDevices(2, 1.0, 1e9), ScheduleOptions{});
+        FAIL() << "accepted";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("'huge:0'"), std::string::npos) << e.what();
+    }
 }
 
 }  // namespace
