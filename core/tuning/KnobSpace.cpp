@@ -20,6 +20,25 @@ std::vector<int64_t> divisorsOf(int64_t n) {
     return low;
 }
 
+// How many ordered factorizations into `parts` factors n has: the product over its prime powers
+// p^a of C(a + parts - 1, parts - 1), saturating at `cap` (so the count is known before anything
+// is enumerated).
+size_t countFactorizations(int64_t n, int parts, size_t cap) {
+    auto ways = [parts](int a) {  // C(a + parts - 1, a), exact in double for a < 64, parts <= 16
+        double c = 1;
+        for (int i = 1; i <= a; ++i) c = c * double(parts - 1 + i) / double(i);
+        return c;
+    };
+    double count = 1;
+    for (int64_t p = 2; p <= n / p; ++p) {
+        int a = 0;
+        while (n % p == 0) n /= p, ++a;
+        if (a) count *= ways(a);
+    }
+    if (n > 1) count *= ways(1);
+    return count >= double(cap) ? cap : size_t(count + 0.5);
+}
+
 // Every divisor of `rest` divides the extent, so each level walks the extent's (few) divisors.
 void factorRec(int64_t rest, int parts, const std::vector<int64_t>& divisors, size_t maxCount,
                std::vector<int64_t>& prefix, std::vector<std::vector<int64_t>>& out) {
@@ -50,6 +69,9 @@ std::vector<std::vector<int64_t>> factorizations(int64_t extent, int parts, size
     if (parts > kMaxSplitParts)
         throw std::invalid_argument("factorizations: " + std::to_string(parts) + " parts; at most " +
                                     std::to_string(kMaxSplitParts));
+    if (countFactorizations(extent, parts, maxCount + 1) > maxCount)
+        throw std::invalid_argument("factorizations: " + std::to_string(extent) + " into " + std::to_string(parts) +
+                                    " factors: more than " + std::to_string(maxCount) + " ways to split it");
     const std::vector<int64_t> divisors = divisorsOf(extent);
     std::vector<std::vector<int64_t>> out;
     std::vector<int64_t> prefix;

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <set>
 
@@ -38,6 +39,48 @@ TEST(Factorizations, AreDistinctOrderedAndMultiplyBack) {
             }
         }
     EXPECT_THROW(factorizations(0, 2), std::invalid_argument);
+}
+
+// Issue 20: factorizations tried every number up to the extent at every level, so a large extent
+// ran for minutes (a prime near 2^31) or forever (2^40). Divisors now come from trial division up
+// to the square root, and extents past 32 bits, too many parts or too many factorizations are
+// refused naming the knob.
+TEST(Factorizations, LargeExtentsAreQuick) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto prime = factorizations(2147483647, 3);  // 2^31 - 1 is prime: [1,1,p], [1,p,1], [p,1,1]
+    EXPECT_EQ(prime.size(), 3u);
+    const auto composite = factorizations(2147483646, 2);  // 2 * 3^2 * 7 * 11 * 31 * 151 * 331: 192 divisors
+    EXPECT_EQ(composite.size(), 192u);
+    EXPECT_EQ(composite.front(), (std::vector<int64_t>{1, 2147483646}));
+    EXPECT_EQ(composite.back(), (std::vector<int64_t>{2147483646, 1}));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_LT(seconds, 1.0);  // was about 2 x 2^31 trial divisions; now 2 x 46341
+}
+
+TEST(Factorizations, LimitsAreRefusedNamingTheKnob) {
+    auto expectRefused = [](int64_t extent, int parts, const std::string& needle) {
+        KnobSpace s;
+        try {
+            s.addSplit("tile_x", extent, parts);
+            FAIL() << extent << " into " << parts;
+        } catch (const std::invalid_argument& e) {
+            const std::string msg = e.what();
+            EXPECT_NE(msg.find("'tile_x'"), std::string::npos) << msg;
+            EXPECT_NE(msg.find(needle), std::string::npos) << msg;
+        }
+        EXPECT_EQ(s.knobCount(), 0u);
+    };
+    expectRefused(int64_t(1) << 40, 2, "2^31 - 1");
+    expectRefused(int64_t(1) << 62, 4, "2^31 - 1");
+    expectRefused(64, 17, "parts");  // kMaxSplitParts + 1
+    // 2^30 into 16 parts: C(45, 15) ways, far past the limit; counted, not enumerated.
+    expectRefused(int64_t(1) << 30, 16, "more than");
+    EXPECT_EQ(factorizations(1, 16).size(), 1u);
+}
+
+TEST(Factorizations, CountLimitIsExact) {
+    EXPECT_EQ(factorizations(224, 4, 224).size(), 224u);  // exactly at the limit is fine
+    EXPECT_THROW(factorizations(224, 4, 223), std::invalid_argument);
 }
 
 TEST(KnobSpace, SplitFilterKeepsSmallInnerFactors) {
