@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -161,9 +162,11 @@ PolicyConfig PolicyConfig::fromJson(const nlohmann::json& j) {
     if (!j.is_object()) throw std::invalid_argument("'config' must be an object");
     auto intIn = [&](const char* key, int lo, int hi) {
         if (!j.contains(key) || !j[key].is_number_integer()) throw std::invalid_argument(std::string("config.") + key + " is missing");
-        const int v = j[key].get<int>();
+        // Compared as 64 bits: get<int>() would wrap 2^32 + 1 to 1 and let it pass.
+        const int64_t v = j[key].is_number_unsigned() && j[key].get<uint64_t>() > uint64_t(INT64_MAX) ? INT64_MAX
+                                                                                                       : j[key].get<int64_t>();
         if (v < lo || v > hi) throw std::invalid_argument(std::string("config.") + key + " is out of range");
-        return v;
+        return int(v);
     };
     PolicyConfig c;
     c.devices = intIn("devices", 1, 64);
@@ -229,6 +232,59 @@ KeyBias biasFromAction(const PolicyAction& a, int keysPerNode) {
     return KeyBias::perNode(keysPerNode, alpha, beta, cross);
 }
 
+std::vector<std::pair<std::string, std::vector<int64_t>>> parameterShapes(const PolicyConfig& c) {
+    const int64_t H = c.hidden, B = int64_t(betaChoices().size()), C = int64_t(crossoverChoices().size());
+    const int64_t head = 2 * H + kNumericFeatures;
+    std::vector<std::pair<std::string, std::vector<int64_t>>> p = {
+        {"op_embedding.weight", {int64_t(opVocabulary().size()), c.opEmbedding}},
+        {"input.weight", {H, c.opEmbedding + kNumericFeatures}},
+        {"input.bias", {H}},
+    };
+    for (int r = 0; r < c.rounds; ++r) {
+        const std::string prefix = "round" + std::to_string(r) + ".";
+        p.push_back({prefix + "self.weight", {H, H}});
+        p.push_back({prefix + "self.bias", {H}});
+        p.push_back({prefix + "pred.weight", {H, H}});
+        p.push_back({prefix + "succ.weight", {H, H}});
+        p.push_back({prefix + "norm.weight", {H}});
+        p.push_back({prefix + "norm.bias", {H}});
+    }
+    p.push_back({"beta_head.weight", {(c.devices + 1) * B, head}});
+    p.push_back({"beta_head.bias", {(c.devices + 1) * B}});
+    p.push_back({"cross_head.weight", {C, head}});
+    p.push_back({"cross_head.bias", {C}});
+    return p;
+}
+
+namespace {
+// Every parameter the config implies is in the file with its shape and as many numbers: checked
+// before a network is built, so a few bytes of config cannot make the program allocate gigabytes
+// (hidden 4096 with 64 rounds is 3.2 billion floats) for parameters the file does not have.
+void checkParameterShapes(const PolicyConfig& config, const nlohmann::json& params) {
+    const auto shapes = parameterShapes(config);
+    if (params.size() != shapes.size())
+        throw std::invalid_argument("'parameters' has " + std::to_string(params.size()) + " entries; the config needs " +
+                                    std::to_string(shapes.size()));
+    for (const auto& [name, shape] : shapes) {
+        auto it = params.find(name);
+        if (it == params.end()) throw std::invalid_argument("parameter '" + name + "' is missing");
+        if (!it->is_object() || !it->contains("shape") || !it->contains("data") || !(*it)["data"].is_array())
+            throw std::invalid_argument("parameter '" + name + "' needs a shape and a data array");
+        const nlohmann::json& s = (*it)["shape"];
+        bool same = s.is_array() && s.size() == shape.size();
+        for (size_t i = 0; same && i < shape.size(); ++i)
+            same = s[i].is_number_integer() && !s[i].is_number_unsigned() ? s[i].get<int64_t>() == shape[i]
+                                                                        : s[i].is_number_unsigned() && s[i].get<uint64_t>() == uint64_t(shape[i]);
+        if (!same) throw std::invalid_argument("parameter '" + name + "' has the wrong shape for the config");
+        int64_t count = 1;
+        for (int64_t d : shape) count *= d;
+        if (int64_t((*it)["data"].size()) != count)
+            throw std::invalid_argument("parameter '" + name + "' has " + std::to_string((*it)["data"].size()) +
+                                        " values; its shape needs " + std::to_string(count));
+    }
+}
+}  // namespace
+
 PolicyFile readPolicyFile(const std::string& path) {
     namespace fs = std::filesystem;
     std::error_code ec;
@@ -244,9 +300,11 @@ PolicyFile readPolicyFile(const std::string& path) {
     } catch (const std::exception&) {
         throw std::invalid_argument(path + ": not a policy file (not valid JSON; truncated or corrupt?)");
     }
-    if (!j.is_object() || j.value("format", "") != "graphopt-regal-policy")
+    // (Not j.value(): it throws a json type_error when the key holds another type.)
+    if (!j.is_object() || !j.contains("format") || j["format"] != "graphopt-regal-policy")
         throw std::invalid_argument(path + ": not a policy file (no \"format\": \"graphopt-regal-policy\")");
-    if (j.value("version", 0) != 1) throw std::invalid_argument(path + ": unsupported policy file version");
+    if (!j.contains("version") || !j["version"].is_number_integer() || j["version"] != 1)
+        throw std::invalid_argument(path + ": unsupported policy file version");
     PolicyFile f;
     try {
         f.objective = j.at("objective").get<std::string>();
@@ -254,7 +312,8 @@ PolicyFile readPolicyFile(const std::string& path) {
         f.config = PolicyConfig::fromJson(j.at("config"));
         f.parameters = j.at("parameters");
         if (!f.parameters.is_object()) throw std::invalid_argument("'parameters' must be an object");
-        f.training = j.value("training", nlohmann::json::object());
+        checkParameterShapes(f.config, f.parameters);
+        f.training = j.contains("training") ? j["training"] : nlohmann::json::object();
     } catch (const std::exception& e) {
         throw std::invalid_argument(path + ": bad policy file (" + e.what() + ")");
     }

@@ -60,6 +60,10 @@ struct PolicyConfig {
     static PolicyConfig fromJson(const nlohmann::json& j);  // throws std::invalid_argument
 };
 
+// The network's parameters for a config, by name and shape, in the order RegalNet.cpp creates
+// them (a test holds the two together). readPolicyFile checks a file's parameters against it.
+std::vector<std::pair<std::string, std::vector<int64_t>>> parameterShapes(const PolicyConfig& config);
+
 // Probabilities from the network for one graph.
 struct PolicyOutput {
     int n = 0, keysPerNode = 0;
@@ -119,7 +123,9 @@ struct PolicyFile {
     PolicyConfig config;
     nlohmann::json parameters, training;
 };
-// Throws std::invalid_argument "PATH: reason" when the file is missing, not JSON, or not a policy.
+// Throws std::invalid_argument "PATH: reason" when the file is missing, not JSON, or not a policy,
+// or when its parameters do not have the names, shapes and number of values the config implies
+// (parameterShapes; their values are checked when a network takes them).
 PolicyFile readPolicyFile(const std::string& path);
 void writePolicyFile(const std::string& path, const PolicyFile& f);  // atomically (temp + rename)
 

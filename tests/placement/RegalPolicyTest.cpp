@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include "TestGraphs.h"
 #include "graph/SyntheticGenerator.h"
@@ -191,6 +192,69 @@ TEST(RegalNet, SaveAndLoadGiveIdenticalOutputs) {
     EXPECT_THROW(loadPolicyModel(path), std::invalid_argument);
     fs::remove(path);
     EXPECT_THROW(loadPolicyModel(path), std::invalid_argument);
+}
+
+// readPolicyFile checks the parameters against parameterShapes(config) before any network
+// exists; the network must have exactly those, or every shipped policy would be refused.
+TEST(RegalNet, ParameterShapesAreTheNetworksOwn) {
+    for (auto [devices, hidden, rounds, embedding] : {std::tuple{2, 32, 3, 8}, {1, 1, 0, 1}, {4, 5, 2, 3}}) {
+        PolicyConfig cfg;
+        cfg.devices = devices;
+        cfg.hidden = hidden;
+        cfg.rounds = rounds;
+        cfg.opEmbedding = embedding;
+        const nlohmann::json params = makePolicyModel(cfg, 1)->parameters();
+        const auto shapes = parameterShapes(cfg);
+        ASSERT_EQ(params.size(), shapes.size());
+        for (const auto& [name, shape] : shapes) {
+            ASSERT_TRUE(params.contains(name)) << name;
+            EXPECT_EQ(params[name]["shape"].get<std::vector<int64_t>>(), shape) << name;
+        }
+    }
+}
+
+// Issue 20: hostile headers. A json type error escaped for a format or version of another type,
+// a config of 2^32 + 1 rounds wrapped to 1, and a few bytes of config (hidden 4096, 64 rounds)
+// made the program allocate 13 GB before it looked at the parameters.
+TEST(RegalPolicy, HostileFilesAreRefusedBeforeAnyNetworkIsBuilt) {
+    const std::string path = tempPath("hostile.json");
+    PolicyConfig cfg;
+    cfg.hidden = 4;
+    cfg.rounds = 1;
+    const nlohmann::json good = {{"format", "graphopt-regal-policy"}, {"version", 1}, {"objective", "runtime"},
+                                 {"devices", "x"}, {"config", cfg.toJson()},
+                                 {"parameters", makePolicyModel(cfg, 1)->parameters()}};
+    auto refused = [&](nlohmann::json j, const std::string& needle) {
+        { std::ofstream(path, std::ios::trunc) << j.dump(); }
+        try {
+            readPolicyFile(path);
+            ADD_FAILURE() << "accepted: " << needle;
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+        }
+    };
+    { std::ofstream(path, std::ios::trunc) << good.dump(); }
+    EXPECT_EQ(readPolicyFile(path).config.hidden, 4);
+    nlohmann::json j = good;
+    j["format"] = 5;
+    refused(j, "not a policy file");
+    j = good;
+    j["version"] = "1";
+    refused(j, "version");
+    j = good;
+    j["config"]["rounds"] = (int64_t(1) << 32) + 1;
+    refused(j, "config.rounds is out of range");
+    j = good;
+    j["config"]["hidden"] = 4096;
+    j["config"]["rounds"] = 64;
+    refused(j, "the config needs");
+    j = good;
+    j["parameters"]["input.bias"]["data"].push_back(0.5);
+    refused(j, "parameter 'input.bias' has 5 values; its shape needs 4");
+    j = good;
+    j["parameters"]["input.bias"]["shape"] = {5};
+    refused(j, "parameter 'input.bias' has the wrong shape");
+    fs::remove(path);
 }
 
 namespace {
