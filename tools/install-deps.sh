@@ -18,6 +18,7 @@ packages=(
   nlohmann-json3-dev
   xvfb xauth
   file lintian appstream desktop-file-utils  # the package test: cpack's dependency scan, checks of the .deb and its metadata
+  clang libclang-rt-14-dev  # tools/fuzz.sh: libFuzzer and clang's sanitizer runtimes
 )
 if [[ "${1:-}" == "--with-export" ]]; then
   packages+=(python3-torchvision python3-onnx)

@@ -1,0 +1,249 @@
+// What each fuzz target does with one input file, shared by the libFuzzer targets (fuzz_*.cpp,
+// clang + sanitizers) and by FuzzRegressionTest (tests/fuzz/, the normal build), which runs every
+// file of tests/data/fuzz-regressions/TARGET through the same check.
+//
+// A check calls the loader and catches the exceptions the loader documents (a clear refusal).
+// When the loader accepts the input, the check goes on as the program would with it (for a graph:
+// the totals `graphopt info` prints, the native JSON round trip, a schedule per objective). Any
+// other exception escapes, and a broken promise throws Finding; in a fuzzer both end the process
+// (an uncaught exception aborts), so libFuzzer keeps the input, as for a crash, a sanitizer
+// report, a timeout or running out of memory.
+#pragma once
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "graph/Graph.h"
+#include "graph/GraphError.h"
+#include "graph/Loaders.h"
+#include "placement/DeviceModel.h"
+#include "placement/RegalPolicy.h"
+#include "placement/ScheduleDetail.h"
+#include "placement/ScheduleProblem.h"
+#include "placement/ScheduleSimulator.h"
+#include "tuning/Task.h"
+#include "tuning/Tuner.h"
+#if GRAPHOPT_FUZZ_WITH_TORCH
+#include "placement/RegalEngine.h"
+#include "tuning/LearnedTuners.h"
+#endif
+
+namespace graphopt::fuzz {
+
+// A promise broken without a crash: the message says which.
+struct Finding : std::logic_error {
+    using std::logic_error::logic_error;
+};
+
+// Bigger graphs are loaded and checked but not simulated or saved (keeps every run short).
+constexpr size_t kMaxExercisedNodes = 4000;
+
+// A diamond with a graph input, a weight and temporaries: enough for every link and memory rule
+// of the simulator to matter.
+inline const Graph& diamondGraph() {
+    static const Graph g = [] {
+        Graph g;
+        g.name = "diamond";
+        auto tensor = [&](const char* name, TensorKind kind, int64_t bytes) {
+            Tensor t;
+            t.name = name;
+            t.kind = kind;
+            t.bytes = bytes;
+            return g.addTensor(t);
+        };
+        const int x = tensor("x", TensorKind::GraphInput, 4096);
+        const int w = tensor("w", TensorKind::Weight, 1 << 20);
+        const int a = tensor("a", TensorKind::Activation, 1 << 16);
+        const int b = tensor("b", TensorKind::Activation, 1 << 18);
+        const int c = tensor("c", TensorKind::Activation, 1 << 12);
+        const int y = tensor("y", TensorKind::Activation, 4096);
+        auto node = [&](const char* name, std::vector<int> in, int out, double flops, int64_t temp) {
+            Node n;
+            n.name = name;
+            n.op = "Op";
+            n.inputs = std::move(in);
+            n.outputs = {out};
+            n.flops = flops;
+            n.tempBytes = temp;
+            g.addNode(n);
+        };
+        node("n0", {x, w}, a, 1e9, 1 << 10);
+        node("n1", {a}, b, 3e8, 0);
+        node("n2", {a, w}, c, 5e9, 1 << 20);
+        node("n3", {b, c}, y, 1e6, 0);
+        g.mutableTensors()[y].isGraphOutput = true;
+        g.finalize();
+        g.validate();
+        return g;
+    }();
+    return g;
+}
+
+// One decoding per objective, as `graphopt place` does: evaluate() (the search's fast path) and
+// simulate() (memory tracked, the detail the views draw) must agree on the makespan.
+inline void simulate(const Graph& g, const DeviceModel& devices) {
+    if (g.nodeCount() == 0 || g.nodeCount() > kMaxExercisedNodes) return;
+    for (PlacementObjective objective : {PlacementObjective::Runtime, PlacementObjective::Memory}) {
+        ScheduleOptions options;
+        options.objective = objective;
+        std::shared_ptr<const ScheduleProblem> problem;
+        try {
+            problem = std::make_shared<const ScheduleProblem>(g, devices, options);
+        } catch (const std::invalid_argument&) {
+            return;  // documented refusal
+        }
+        ScheduleSimulator sim(problem);
+        // Deterministic keys that spread the nodes over the devices and vary their priorities.
+        std::vector<double> keys(sim.keyCount());
+        for (size_t i = 0; i < keys.size(); ++i) keys[i] = double((i * 2654435761u) % 1000) / 1000.0;
+        const ScheduleCosts fast = sim.evaluate(keys);
+        ScheduleDetail detail;
+        const ScheduleCosts full = sim.simulate(keys, &detail);
+        if (!(fast.makespan == full.makespan)) throw Finding("evaluate() and simulate() disagree on the makespan");
+        if (full.peakBytes < 0) throw Finding("negative peak memory");
+        if (std::isnan(full.cost)) throw Finding("a NaN schedule cost");
+    }
+}
+
+// What the program does with a graph a loader accepted.
+inline void exerciseGraph(const Graph& g, const std::string& scratch) {
+    if (g.activationBytes() < 0 || g.weightBytes() < 0 || g.inputBytes() < 0) throw Finding("a negative byte total");
+    (void)g.totalFlops();
+    if (g.nodeCount() > kMaxExercisedNodes) return;
+    // Every graph is saved as native JSON by the GUI and `graphopt generate`; it must load again.
+    bool saved = false;
+    try {
+        saveJson(g, scratch);
+        saved = true;
+    } catch (const GraphError&) {
+        // documented: names that are not valid UTF-8, a non-finite cost
+    }
+    if (saved) {
+        try {
+            const Graph back = loadJson(scratch);
+            if (back.nodeCount() != g.nodeCount() || back.tensorCount() != g.tensorCount())
+                throw Finding("the JSON round trip changed the graph's size");
+        } catch (const GraphError& e) {
+            throw Finding(std::string("a graph saved as JSON does not load again: ") + e.what());
+        }
+        std::remove(scratch.c_str());
+    }
+    simulate(g, DeviceModel::preset("2xgpu-pcie"));
+}
+
+// Where the JSON round trip writes: the temporary directory, one file per process.
+inline std::string scratchPath() {
+    return (std::filesystem::temp_directory_path() / ("graphopt-fuzz-roundtrip-" + std::to_string(getpid()) + ".json"))
+        .string();
+}
+
+// The graph loaders: GraphError is their documented refusal.
+template <class Load>
+void checkGraphLoader(const std::string& path, Load load) {
+    std::optional<Graph> g;
+    try {
+        g.emplace(load(path));
+    } catch (const GraphError&) {
+        return;
+    }
+    exerciseGraph(*g, scratchPath());
+}
+inline void checkOnnx(const std::string& path) { checkGraphLoader(path, [](const std::string& p) { return loadOnnx(p); }); }
+inline void checkCostGraph(const std::string& path) { checkGraphLoader(path, loadCostGraphText); }
+inline void checkDot(const std::string& path) { checkGraphLoader(path, loadDot); }
+inline void checkJsonGraph(const std::string& path) { checkGraphLoader(path, loadJson); }
+
+// Device model files (`--devices FILE`): std::invalid_argument is the refusal. An accepted model's
+// JSON form must load again, and a small graph is placed on it.
+inline void checkDevices(const std::string& path) {
+    std::optional<DeviceModel> m;
+    try {
+        m.emplace(DeviceModel::loadFile(path));
+    } catch (const std::invalid_argument&) {
+        return;
+    }
+    try {
+        const DeviceModel again = DeviceModel::fromJson(m->toJson());
+        if (again.deviceCount() != m->deviceCount()) throw Finding("the device model's JSON form has other devices");
+    } catch (const std::invalid_argument& e) {
+        throw Finding(std::string("an accepted device model's JSON form is refused: ") + e.what());
+    }
+    simulate(diamondGraph(), *m);
+}
+
+// REGAL policy files (`--policy FILE`): std::invalid_argument is the refusal. With LibTorch, the
+// whole of regal::loadPolicyModel (header, config, then the network built from the config and its
+// parameters set from the file) and what the regal engine does next: features of a small graph on
+// a device model with the policy's device count, a prediction, the greedy action, its key bias.
+// Without LibTorch, regal::readPolicyFile: everything parsed before the network exists.
+inline void checkPolicy(const std::string& path) {
+#if GRAPHOPT_FUZZ_WITH_TORCH
+    std::unique_ptr<regal::PolicyModel> model;
+    try {
+        model = regal::loadPolicyModel(path);
+    } catch (const std::invalid_argument&) {
+        return;
+    }
+    std::vector<DeviceSpec> specs(size_t(model->config().devices));
+    for (size_t i = 0; i < specs.size(); ++i) specs[i].name = "gpu" + std::to_string(i);
+    const DeviceModel devices("fuzz", specs, LinkSpec{});
+    const Graph& g = diamondGraph();
+    const auto problem = std::make_shared<const ScheduleProblem>(g, devices, ScheduleOptions{});
+    const regal::PolicyOutput out = model->predict(regal::extractFeatures(g, devices, *problem));
+    for (float p : out.betaProbs)
+        if (!(p >= 0 && p <= 1)) throw Finding("a policy predicted a probability outside [0, 1]");
+    (void)regal::biasFromAction(regal::greedyAction(out), out.keysPerNode);
+#else
+    try {
+        (void)regal::readPolicyFile(path);
+    } catch (const std::invalid_argument&) {
+    }
+#endif
+}
+
+// Tuner parameters (`graphopt tune --tuner-params JSON`, the GUI's Parameters field): the text goes
+// through what the CLI does with the option (not JSON, or not an object, is a usage error), then
+// every registered tuner is built with it on a small conv task (std::invalid_argument is the
+// refusal) and, when it accepts, asked for a first batch.
+inline void checkTunerParams(const std::string& path) {
+    using namespace tuning;
+#if GRAPHOPT_FUZZ_WITH_TORCH
+    static const bool registered = (registerLearnedTuners(), true);  // release
+    (void)registered;
+#endif
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    nlohmann::json params;
+    try {
+        params = nlohmann::json::parse(text.str());
+    } catch (const nlohmann::json::exception&) {
+        return;
+    }
+    if (!params.is_object()) return;
+    static const TuningTask task = makeConv2d(1, 16, 14, 14, 16, 3, 1, 1);
+    for (const std::string& name : tunerNames()) {
+        std::unique_ptr<Tuner> tuner;
+        try {
+            tuner = makeTuner(name, task, 1, params);
+        } catch (const std::invalid_argument&) {
+            continue;
+        }
+        for (ConfigIndex c : tuner->proposeBatch(2))
+            if (c >= tuner->space().size()) throw Finding(name + " proposed a configuration outside its space");
+    }
+}
+
+}  // namespace graphopt::fuzz
