@@ -64,7 +64,15 @@ MODELS = {
     "convnext_tiny": ("convnext", 224, DEFAULT_OPSET, {}),
     "vit_b_16": ("vit", 224, DEFAULT_OPSET, {}),
     "swin_t": ("swin", 224, DEFAULT_OPSET, {}),
+    # A video classifier (Kinetics-400, 3-D convolutions): its input is a clip of frames, here 8
+    # frames of 112 x 112 (the model was trained on 16), which keeps its 3-D conv tasks small
+    # enough to tune on a laptop.
+    "r3d_18": ("video", 112, DEFAULT_OPSET, {}),
 }
+
+# Models whose input is not an image [1, 3, side, side]: their input shape and class count.
+INPUT_SHAPES = {"r3d_18": (1, 3, 8, 112, 112)}
+CLASSES = {"r3d_18": 400}
 
 
 # name -> (family, description, builder(torch) -> (module, example input), FLOP formula notes).
@@ -278,9 +286,10 @@ def export_one(name, out_dir, torch, torchvision, onnx):
     tmp_path = path + ".tmp"
 
     torch.manual_seed(0)  # weights=None draws random init values; seed them so runs repeat
-    model = getattr(torchvision.models, name)(weights=None, **kwargs)
+    constructor = getattr(torchvision.models, name, None) or getattr(torchvision.models.video, name)
+    model = constructor(weights=None, **kwargs)
     model.eval()
-    dummy = torch.randn(1, 3, side, side)
+    dummy = torch.randn(*INPUT_SHAPES.get(name, (1, 3, side, side)))
 
     try:
         return finish_export(name, model, dummy, path, tmp_path, family, side, opset, torch, onnx)
@@ -341,8 +350,9 @@ def finish_export(name, model, dummy, path, tmp_path, family, side, opset, torch
     if unknown:
         raise RuntimeError(f"{name}: {len(unknown)} tensors without a static shape, "
                            f"e.g. {unknown[:3]}")
-    if shapes.get("output") != [1, 1000]:
-        raise RuntimeError(f"{name}: output shape is {shapes.get('output')}, expected [1, 1000]")
+    classes = CLASSES.get(name, 1000)
+    if shapes.get("output") != [1, classes]:
+        raise RuntimeError(f"{name}: output shape is {shapes.get('output')}, expected [1, {classes}]")
     onnx.save(inferred, tmp_path)
     os.replace(tmp_path, path)
     return inferred, path, opset, side, family
@@ -440,7 +450,8 @@ def main():
             failed.append(name)
             print(f"FAILED {name}: {type(error).__name__}: {error}", file=sys.stderr, flush=True)
             continue
-        shape = f"1x3x{side}x{side}" if side else "seq x batch x features"
+        shape = ("x".join(map(str, INPUT_SHAPES[name])) if name in INPUT_SHAPES
+                 else f"1x3x{side}x{side}" if side else "seq x batch x features")
         print(f"{name:22s} family={family:12s} input={shape} opset={opset} "
               f"nodes={len(proto.graph.node):5d} size={os.path.getsize(path):8d} B "
               f"({time.time() - start:.1f} s)", flush=True)

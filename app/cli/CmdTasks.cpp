@@ -15,7 +15,7 @@ namespace graphopt::cli {
 CommandSpec tasksCommand() {
     return {"tasks",
             "MODEL",
-            "The tuning tasks of a model: its heavy operators (conv2d, dense) merged by shape, with FLOPs and uses",
+            "The tuning tasks of a model: its heavy operators (conv2d, depthwise, conv3d, dense, batch_matmul) merged by shape, with FLOPs and uses",
             {{"json", "", "", "print JSON instead of text"}},
             {"graphopt tasks resources/models/resnet18.onnx"}};
 }

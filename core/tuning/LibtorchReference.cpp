@@ -15,7 +15,7 @@
 namespace graphopt::tuning {
 
 LibtorchTiming timeLibtorch(const TuningTask& t, int threads, double minTimeS) {
-    if (t.isConv() && (t.padTop != t.padBottom || t.padLeft != t.padRight))
+    if (t.isConv() && (t.padTop != t.padBottom || t.padLeft != t.padRight || t.padFront != t.padBack))
         throw std::invalid_argument("asymmetric padding has no torch::conv2d equivalent");
     const int previousThreads = torch::get_num_threads();
     torch::set_num_threads(std::max(1, threads));
@@ -24,7 +24,14 @@ LibtorchTiming timeLibtorch(const TuningTask& t, int threads, double minTimeS) {
     auto gen = at::detail::createCPUGenerator(1);
     std::function<torch::Tensor()> run;
     torch::Tensor x, w;
-    if (t.isConv()) {
+    if (t.is3d()) {
+        x = at::randn({t.batch, t.inC, t.inD, t.inH, t.inW}, gen);
+        w = at::randn({t.outC, t.inC / t.groups, t.kernelD, t.kernelH, t.kernelW}, gen);
+        run = [&] {
+            return torch::conv3d(x, w, {}, {t.strideD, t.strideH, t.strideW}, {t.padFront, t.padTop, t.padLeft},
+                                 {t.dilationD, t.dilationH, t.dilationW}, t.groups);
+        };
+    } else if (t.isConv()) {
         x = at::randn({t.batch, t.inC, t.inH, t.inW}, gen);
         w = at::randn({t.outC, t.inC / t.groups, t.kernelH, t.kernelW}, gen);
         run = [&] {
@@ -66,11 +73,15 @@ struct LibtorchKernel::Impl {
 
 LibtorchKernel::LibtorchKernel(const TuningTask& t, const float* input, const float* weights)
     : impl_(std::make_unique<Impl>()) {
-    if (t.isConv() && (t.padTop != t.padBottom || t.padLeft != t.padRight))
+    if (t.isConv() && (t.padTop != t.padBottom || t.padLeft != t.padRight || t.padFront != t.padBack))
         throw std::invalid_argument("asymmetric padding has no torch::conv2d equivalent");
     impl_->task = t;
     // Copies: torch owns its tensors, the caller's buffers may go.
-    if (t.isConv()) {
+    if (t.is3d()) {
+        impl_->x = torch::from_blob(const_cast<float*>(input), {t.batch, t.inC, t.inD, t.inH, t.inW}).clone();
+        impl_->w = torch::from_blob(const_cast<float*>(weights), {t.outC, t.inC / t.groups, t.kernelD, t.kernelH, t.kernelW})
+                       .clone();
+    } else if (t.isConv()) {
         impl_->x = torch::from_blob(const_cast<float*>(input), {t.batch, t.inC, t.inH, t.inW}).clone();
         impl_->w = torch::from_blob(const_cast<float*>(weights), {t.outC, t.inC / t.groups, t.kernelH, t.kernelW}).clone();
     } else if (t.kind == TaskKind::BatchMatMul) {
@@ -89,7 +100,10 @@ void LibtorchKernel::run() {
     const TuningTask& t = impl_->task;
     // Assigning releases the previous output first, so the allocator can hand the same block back.
     impl_->y = torch::Tensor();
-    if (t.isConv())
+    if (t.is3d())
+        impl_->y = torch::conv3d(impl_->x, impl_->w, {}, {t.strideD, t.strideH, t.strideW}, {t.padFront, t.padTop, t.padLeft},
+                                 {t.dilationD, t.dilationH, t.dilationW}, t.groups);
+    else if (t.isConv())
         impl_->y = torch::conv2d(impl_->x, impl_->w, {}, {t.strideH, t.strideW}, {t.padTop, t.padLeft},
                                  {t.dilationH, t.dilationW}, t.groups);
     else if (t.kind == TaskKind::BatchMatMul)

@@ -188,6 +188,47 @@ LoopNest nchwConvNest(const TuningTask& t, const ScheduleParams& p) {
     return b.take();
 }
 
+// The 3-D conv template (halide/HalideKernel.cpp, buildConv3d): output tiles (tile_c x tile_d x
+// tile_h x tile_w), the accumulator per tile at xo, then the update: input-channel blocks, the
+// tile's frames, rows and column vectors, the window and the channels of a block inside them.
+LoopNest conv3dNest(const TuningTask& t, const ScheduleParams& p) {
+    const int64_t vec = std::max(1, p.vec), xVectors = ceilDiv(p.tileW, vec);
+    const L tileAnn = p.parallel ? L::Parallel : L::Serial;
+    const int64_t cin = t.inC / t.groups;
+    NestBuilder b;
+    b.loop("n", t.batch);
+    b.loop("co", ceilDiv(t.outC, p.tileC), tileAnn);
+    b.loop("zo", ceilDiv(t.outD(), p.tileD), tileAnn);
+    b.loop("yo", ceilDiv(t.outH(), p.tileH), tileAnn);
+    b.loop("xo", ceilDiv(t.outW(), p.tileW));
+    b.loop("rco", ceilDiv(cin, p.tileR));
+    b.loop("z", p.tileD);
+    b.loop("y", p.tileH);
+    b.loop("x", xVectors);
+    b.loop("rci", p.tileR);
+    b.loop("kd", t.kernelD);
+    b.loop("kh", t.kernelH);
+    b.loop("kw", t.kernelW, p.unrollK ? L::Unrolled : L::Serial);
+    b.loop("c", p.tileC, p.unrollC ? L::Unrolled : L::Serial);
+    b.loop("xv", vec, vec > 1 ? L::Vectorized : L::Serial);
+
+    const std::vector<std::pair<std::string, int64_t>> outX = {{"xo", p.tileW}, {"x", vec}, {"xv", 1}};
+    const std::vector<std::pair<std::string, int64_t>> inX = {
+        {"xo", p.tileW * t.strideW}, {"x", vec * t.strideW}, {"xv", t.strideW}, {"kw", t.dilationW}};
+    const std::vector<std::pair<std::string, int64_t>> inY = {
+        {"yo", p.tileH * t.strideH}, {"y", t.strideH}, {"kh", t.dilationH}};
+    const std::vector<std::pair<std::string, int64_t>> inZ = {
+        {"zo", p.tileD * t.strideD}, {"z", t.strideD}, {"kd", t.dilationD}};
+    const std::vector<std::pair<std::string, int64_t>> outC = {{"co", p.tileC}, {"c", 1}};
+    const std::vector<std::pair<std::string, int64_t>> red = {{"rco", p.tileR}, {"rci", 1}};
+    b.access("in", {{t.inW, inX}, {t.inH, inY}, {t.inD, inZ}, {t.inC, red}, {t.batch, {{"n", 1}}}});
+    b.access("w", {{t.kernelW, {{"kw", 1}}}, {t.kernelH, {{"kh", 1}}}, {t.kernelD, {{"kd", 1}}}, {cin, red},
+                   {t.outC, outC}});
+    b.access("out", {{t.outW(), outX}, {t.outH(), {{"yo", p.tileH}, {"y", 1}}}, {t.outD(), {{"zo", p.tileD}, {"z", 1}}},
+                     {t.outC, outC}, {t.batch, {{"n", 1}}}});
+    return b.take();
+}
+
 LoopNest denseNest(const TuningTask& t, const ScheduleParams& p) {
     const int64_t vec = std::max(1, p.vec);
     const L tileAnn = p.parallel ? L::Parallel : L::Serial;
@@ -240,6 +281,7 @@ std::string LoopNest::describe() const {
 LoopNest scheduleLoopNest(const TuningTask& task, const KnobSpace& space, ConfigIndex config) {
     if (task.isPacked()) return packedNest(task, decodePacked(task, space, config));
     const ScheduleParams p = decodeSchedule(task, space, config);
+    if (task.is3d()) return conv3dNest(task, p);
     return task.isConv() ? nchwConvNest(task, p) : denseNest(task, p);
 }
 

@@ -46,13 +46,15 @@ struct LoopNest {
     std::string describe() const;  // "n y:par cb xo | kh kw ic x:unroll ..." for messages and tests
 };
 
-// The nest of a configuration of the task's template (NCHW conv, depthwise, dense, packed conv
-// and packed depthwise).
+// The nest of a configuration of the task's template (NCHW conv, depthwise, conv3d, dense and
+// batch_matmul, packed conv and packed depthwise).
 LoopNest scheduleLoopNest(const TuningTask& task, const KnobSpace& space, ConfigIndex config);
 
 // The loop slots the features describe, counted from the innermost loop (a nest with fewer
-// loops leaves the outer slots at zero; every template's nest has at most this many).
-constexpr size_t kLoopFeatureSlots = 12;
+// loops leaves the outer slots at zero; every template's nest has at most this many: conv3d's
+// has 15). Slots a nest leaves at zero are constant columns, which the exact tree method of the
+// cost model never splits on, so adding slots did not change the 2-D templates' models.
+constexpr size_t kLoopFeatureSlots = 16;
 
 // Per slot s (0 = innermost): L{s}_log2_extent, L{s}_parallel, L{s}_vectorized, L{s}_unrolled,
 // and for each of the buffers in, w, out: L{s}_{b}_log2_touch_bytes, L{s}_{b}_log2_stride,

@@ -40,6 +40,38 @@ std::vector<float> referenceKernel(const TuningTask& t, const std::vector<float>
         }
         return out;
     }
+    if (t.is3d()) {
+        const int64_t od = t.outD(), oh = t.outH(), ow = t.outW();
+        const int64_t cinG = t.inC / t.groups, coutG = t.outC / t.groups;
+        for (int64_t b = 0; b < t.batch; ++b)
+            for (int64_t co = 0; co < t.outC; ++co) {
+                const int64_t g = co / coutG;
+                for (int64_t z = 0; z < od; ++z)
+                    for (int64_t y = 0; y < oh; ++y)
+                        for (int64_t x = 0; x < ow; ++x) {
+                            double s = 0;
+                            for (int64_t ci = 0; ci < cinG; ++ci)
+                                for (int64_t kz = 0; kz < t.kernelD; ++kz) {
+                                    const int64_t iz = z * t.strideD + kz * t.dilationD - t.padFront;
+                                    if (iz < 0 || iz >= t.inD) continue;
+                                    for (int64_t ky = 0; ky < t.kernelH; ++ky) {
+                                        const int64_t iy = y * t.strideH + ky * t.dilationH - t.padTop;
+                                        if (iy < 0 || iy >= t.inH) continue;
+                                        for (int64_t kx = 0; kx < t.kernelW; ++kx) {
+                                            const int64_t ix = x * t.strideW + kx * t.dilationW - t.padLeft;
+                                            if (ix < 0 || ix >= t.inW) continue;
+                                            const int64_t c = g * cinG + ci;
+                                            s += double(input[(((b * t.inC + c) * t.inD + iz) * t.inH + iy) * t.inW + ix]) *
+                                                 double(weights[(((co * cinG + ci) * t.kernelD + kz) * t.kernelH + ky) *
+                                                                    t.kernelW + kx]);
+                                        }
+                                    }
+                                }
+                            out[(((b * t.outC + co) * od + z) * oh + y) * ow + x] = static_cast<float>(s);
+                        }
+            }
+        return out;
+    }
     const int64_t oh = t.outH(), ow = t.outW();
     const int64_t cinG = t.inC / t.groups, coutG = t.outC / t.groups;
     for (int64_t b = 0; b < t.batch; ++b)

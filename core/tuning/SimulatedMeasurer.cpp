@@ -77,9 +77,11 @@ double SimulatedMeasurer::evaluate(const TuningTask& t, ConfigIndex config,
         const double inW = static_cast<double>((p.tileW - 1) * t.strideW + (t.kernelW - 1) * t.dilationW + 1);
         const double inH = static_cast<double>((p.tileH - 1) * t.strideH + (t.kernelH - 1) * t.dilationH + 1);
         const double red = depthwise ? 1.0 : static_cast<double>(p.tileR);
-        footprint = 4.0 * (inW * inH * red + static_cast<double>(p.tileC) * red * t.kernelH * t.kernelW +
-                           static_cast<double>(p.tileW * p.tileH * p.tileC));
-        tiles = t.batch * (t.outC / p.tileC) * (t.outH() / p.tileH) * (t.outW() / p.tileW);
+        // Depth (conv3d; 1 for 2-D convolutions): frames of input the tile reads.
+        const double inD = static_cast<double>((p.tileD - 1) * t.strideD + (t.kernelD - 1) * t.dilationD + 1);
+        footprint = 4.0 * (inW * inH * inD * red + static_cast<double>(p.tileC) * red * t.kernelD * t.kernelH * t.kernelW +
+                           static_cast<double>(p.tileW * p.tileH * p.tileD * p.tileC));
+        tiles = t.batch * (t.outC / p.tileC) * (t.outD() / p.tileD) * (t.outH() / p.tileH) * (t.outW() / p.tileW);
         if (p.padAt == 0) eff *= 0.8;   // a select on every input load
         if (p.padAt == 1) eff *= 0.95;  // halo copied again for every tile
     } else {
@@ -97,7 +99,7 @@ double SimulatedMeasurer::evaluate(const TuningTask& t, ConfigIndex config,
     // Parallel tiles, with load imbalance.
     double speedup = 1;
     if (p.parallel) {
-        const int64_t parTiles = t.isConv() ? t.batch * (t.outC / p.tileC) * (t.outH() / p.tileH)
+        const int64_t parTiles = t.isConv() ? t.batch * (t.outC / p.tileC) * (t.outD() / p.tileD) * (t.outH() / p.tileH)
                                             : t.matmulBatch() * (t.m / p.tileH) * (t.n / p.tileW);
         const double rounds = std::ceil(static_cast<double>(parTiles) / c.cores);
         speedup = static_cast<double>(parTiles) / rounds;
@@ -108,7 +110,7 @@ double SimulatedMeasurer::evaluate(const TuningTask& t, ConfigIndex config,
     double s = t.flops() / (peak * eff * speedup);
     s += static_cast<double>(tiles) * c.tileOverheadS / speedup;
     if (t.isConv() && p.padAt == 2)
-        s += 4.0 * static_cast<double>(t.batch * t.inC * (t.inH + t.padTop + t.padBottom) *
+        s += 4.0 * static_cast<double>(t.batch * t.inC * (t.inD + t.padFront + t.padBack) * (t.inH + t.padTop + t.padBottom) *
                                        (t.inW + t.padLeft + t.padRight)) / (c.memGBs * 1e9);
 
     note("noiseless_latency_s", s);

@@ -15,12 +15,13 @@ const char* taskKindName(TaskKind k) {
         case TaskKind::DepthwiseConv2d: return "depthwise_conv2d";
         case TaskKind::Dense: return "dense";
         case TaskKind::BatchMatMul: return "batch_matmul";
+        case TaskKind::Conv3d: return "conv3d";
     }
     return "conv2d";
 }
 
 TaskKind taskKindFromName(const std::string& name) {
-    for (TaskKind k : {TaskKind::Conv2d, TaskKind::DepthwiseConv2d, TaskKind::Dense, TaskKind::BatchMatMul})
+    for (TaskKind k : {TaskKind::Conv2d, TaskKind::DepthwiseConv2d, TaskKind::Dense, TaskKind::BatchMatMul, TaskKind::Conv3d})
         if (name == taskKindName(k)) return k;
     throw std::invalid_argument("unknown task kind '" + name + "'");
 }
@@ -41,6 +42,7 @@ bool packedTemplateServes(const TuningTask& t, std::string* why) {
         return false;
     };
     if (!t.isConv()) return no("matrix products have their own template");
+    if (t.is3d()) return no("3-D convolutions have their own template");
     if (t.kind == TaskKind::Conv2d && t.groups != 1) return no("grouped (not depthwise) convolution");
     if (t.kind == TaskKind::DepthwiseConv2d && t.outC != t.inC) return no("depthwise with a channel multiplier");
     return true;
@@ -51,6 +53,11 @@ TuningTask withPackedTemplate(TuningTask t, int lanes) {
     t.convTemplate = ConvTemplate::Packed;
     t.lanes = lanes > 0 ? lanes : hostVectorLanes();
     return t;
+}
+
+int64_t TuningTask::outD() const {
+    if (!is3d()) return 1;
+    return (inD + padFront + padBack - dilationD * (kernelD - 1) - 1) / strideD + 1;
 }
 
 int64_t TuningTask::outH() const {
@@ -65,22 +72,22 @@ int64_t TuningTask::outW() const {
 
 int64_t TuningTask::reductionLength() const {
     if (!isConv()) return k;
-    return (inC / groups) * kernelH * kernelW;
+    return (inC / groups) * kernelD * kernelH * kernelW;
 }
 
 int64_t TuningTask::outputElements() const {
     if (!isConv()) return matmulBatch() * m * n;
-    return batch * outC * outH() * outW();
+    return batch * outC * outD() * outH() * outW();
 }
 
 int64_t TuningTask::inputElements() const {
     if (!isConv()) return matmulBatch() * m * k;
-    return batch * inC * inH * inW;
+    return batch * inC * inD * inH * inW;
 }
 
 int64_t TuningTask::weightElements() const {
     if (!isConv()) return matmulBatch() * k * n;
-    return outC * (inC / groups) * kernelH * kernelW;
+    return outC * (inC / groups) * kernelD * kernelH * kernelW;
 }
 
 double TuningTask::flops() const {
@@ -90,7 +97,12 @@ double TuningTask::flops() const {
 std::string TuningTask::key() const {
     std::ostringstream os;
     os << taskKindName(kind);
-    if (isConv())
+    if (is3d())
+        os << ':' << batch << ',' << inC << ',' << inD << ',' << inH << ',' << inW << ',' << outC << ',' << kernelD
+           << ',' << kernelH << ',' << kernelW << ',' << strideD << ',' << strideH << ',' << strideW << ',' << padFront
+           << ',' << padTop << ',' << padLeft << ',' << padBack << ',' << padBottom << ',' << padRight << ','
+           << dilationD << ',' << dilationH << ',' << dilationW << ',' << groups;
+    else if (isConv())
         os << ':' << batch << ',' << inC << ',' << inH << ',' << inW << ',' << outC << ',' << kernelH << ','
            << kernelW << ',' << strideH << ',' << strideW << ',' << padTop << ',' << padLeft << ',' << padBottom
            << ',' << padRight << ',' << dilationH << ',' << dilationW << ',' << groups;
@@ -108,6 +120,18 @@ std::string TuningTask::describe() const {
     if (!isConv()) {
         if (kind == TaskKind::BatchMatMul) os << batch << " x ";
         os << m << 'x' << k << " * " << k << 'x' << n;
+        return os.str();
+    }
+    if (is3d()) {
+        os << batch << 'x' << inC << 'x' << inD << 'x' << inH << 'x' << inW << " -> " << outC << 'x' << outD() << 'x'
+           << outH() << 'x' << outW() << " k" << kernelD << 'x' << kernelH << 'x' << kernelW << " s" << strideD;
+        if (strideH != strideD || strideW != strideD) os << 'x' << strideH << 'x' << strideW;
+        os << " p" << padFront;
+        if (padTop != padFront || padLeft != padFront || padBack != padFront || padBottom != padFront ||
+            padRight != padFront)
+            os << ',' << padTop << ',' << padLeft << ',' << padBack << ',' << padBottom << ',' << padRight;
+        if (dilationD != 1 || dilationH != 1 || dilationW != 1) os << " d" << dilationD << 'x' << dilationH << 'x' << dilationW;
+        if (groups != 1) os << " g" << groups;
         return os.str();
     }
     os << batch << 'x' << inC << 'x' << inH << 'x' << inW << " -> " << outC << 'x' << outH() << 'x' << outW()
@@ -137,6 +161,14 @@ nlohmann::json TuningTask::toJson() const {
         j["pads"] = {padTop, padLeft, padBottom, padRight};
         j["dilation"] = {dilationH, dilationW};
         j["groups"] = groups;
+        if (is3d()) {
+            j["in_d"] = inD;
+            j["out_d"] = outD();
+            j["kernel_d"] = kernelD;
+            j["stride_d"] = strideD;
+            j["pads_d"] = {padFront, padBack};
+            j["dilation_d"] = dilationD;
+        }
         j["template"] = convTemplateName(convTemplate);
         if (isPacked()) j["lanes"] = lanes;
     } else {
@@ -173,6 +205,14 @@ TuningTask TuningTask::fromJson(const nlohmann::json& j) {
         t.dilationH = j.at("dilation").at(0);
         t.dilationW = j.at("dilation").at(1);
         t.groups = j.at("groups");
+        if (t.is3d()) {
+            t.inD = j.at("in_d");
+            t.kernelD = j.at("kernel_d");
+            t.strideD = j.at("stride_d");
+            t.padFront = j.at("pads_d").at(0);
+            t.padBack = j.at("pads_d").at(1);
+            t.dilationD = j.at("dilation_d");
+        }
         t.convTemplate = convTemplateFromName(j.value("template", std::string("nchw")));
         t.lanes = j.value("lanes", 0);
     } else {
@@ -199,7 +239,13 @@ void TuningTask::validate() const {
     if (padTop < 0 || padLeft < 0 || padBottom < 0 || padRight < 0) bad("pads must be >= 0");
     if (groups <= 0 || inC % groups || outC % groups) bad("groups must divide input and output channels");
     if (kind == TaskKind::DepthwiseConv2d && groups != inC) bad("depthwise needs groups == input channels");
-    if (outH() <= 0 || outW() <= 0) bad("empty output");
+    if (is3d()) {
+        if (inD <= 0 || kernelD <= 0 || strideD <= 0 || dilationD <= 0) bad("depth sizes must be positive");
+        if (padFront < 0 || padBack < 0) bad("pads must be >= 0");
+    } else if (inD != 1 || kernelD != 1 || strideD != 1 || padFront != 0 || padBack != 0 || dilationD != 1) {
+        bad("a 2-D convolution has no depth");
+    }
+    if (outD() <= 0 || outH() <= 0 || outW() <= 0) bad("empty output");
     if (convTemplate == ConvTemplate::Packed) {
         std::string why;
         if (!packedTemplateServes(*this, &why)) bad("the packed template cannot serve it: " + why);
@@ -216,6 +262,19 @@ TuningTask makeConv2d(int64_t batch, int64_t inC, int64_t inH, int64_t inW, int6
     t.padTop = t.padLeft = t.padBottom = t.padRight = pad;
     t.groups = groups;
     t.kind = (groups > 1 && groups == inC && outC % inC == 0) ? TaskKind::DepthwiseConv2d : TaskKind::Conv2d;
+    t.validate();
+    return t;
+}
+
+TuningTask makeConv3d(int64_t batch, int64_t inC, int64_t inD, int64_t inH, int64_t inW, int64_t outC, int64_t kernel,
+                      int64_t stride, int64_t pad, int64_t groups) {
+    TuningTask t;
+    t.kind = TaskKind::Conv3d;
+    t.batch = batch, t.inC = inC, t.inD = inD, t.inH = inH, t.inW = inW, t.outC = outC;
+    t.kernelD = t.kernelH = t.kernelW = kernel;
+    t.strideD = t.strideH = t.strideW = stride;
+    t.padFront = t.padTop = t.padLeft = t.padBack = t.padBottom = t.padRight = pad;
+    t.groups = groups;
     t.validate();
     return t;
 }
@@ -279,11 +338,47 @@ void samePads(int64_t in, int64_t k, int64_t s, int64_t d, bool upper, int64_t& 
     end = total - begin;
 }
 
+std::string conv3dTask(const Graph& g, const Node& node, TuningTask& t) {
+    const Tensor* x = inputTensor(g, node, 0);
+    const Tensor* w = inputTensor(g, node, 1);
+    if (!known(x, 5) || !known(w, 5)) return "unknown dimension";
+    t.kind = TaskKind::Conv3d;
+    t.batch = x->shape[0], t.inC = x->shape[1], t.inD = x->shape[2], t.inH = x->shape[3], t.inW = x->shape[4];
+    t.outC = w->shape[0], t.kernelD = w->shape[2], t.kernelH = w->shape[3], t.kernelW = w->shape[4];
+    t.groups = std::max<int64_t>(1, intAttr(node, "group", 1));
+    auto strides = intsAttr(node, "strides");
+    auto dil = intsAttr(node, "dilations");
+    if (strides.size() == 3) t.strideD = strides[0], t.strideH = strides[1], t.strideW = strides[2];
+    if (dil.size() == 3) t.dilationD = dil[0], t.dilationH = dil[1], t.dilationW = dil[2];
+    const std::string autoPad = strAttr(node, "auto_pad");
+    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+        const bool upper = autoPad == "SAME_UPPER";
+        samePads(t.inD, t.kernelD, t.strideD, t.dilationD, upper, t.padFront, t.padBack);
+        samePads(t.inH, t.kernelH, t.strideH, t.dilationH, upper, t.padTop, t.padBottom);
+        samePads(t.inW, t.kernelW, t.strideW, t.dilationW, upper, t.padLeft, t.padRight);
+    } else if (autoPad.empty() || autoPad == "NOTSET") {
+        auto pads = intsAttr(node, "pads");  // [front, top, left, back, bottom, right]
+        if (pads.size() == 6)
+            t.padFront = pads[0], t.padTop = pads[1], t.padLeft = pads[2], t.padBack = pads[3], t.padBottom = pads[4],
+            t.padRight = pads[5];
+    } else {
+        return "auto_pad " + autoPad + " is not supported";
+    }
+    if (w->shape[1] * t.groups != t.inC) return "weight shape does not match input channels / group";
+    try {
+        t.validate();
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return {};
+}
+
 std::string convTask(const Graph& g, const Node& node, TuningTask& t) {
     const Tensor* x = inputTensor(g, node, 0);
     const Tensor* w = inputTensor(g, node, 1);
     if (!x || !w || !x->shapeKnown || !w->shapeKnown) return "input or weight shape unknown";
-    if (x->shape.size() != 4 || w->shape.size() != 4) return "not a 2-D convolution";
+    if (x->shape.size() == 5 && w->shape.size() == 5) return conv3dTask(g, node, t);
+    if (x->shape.size() != 4 || w->shape.size() != 4) return "not a 2-D or 3-D convolution";
     if (!known(x, 4) || !known(w, 4)) return "unknown dimension";
     t.batch = x->shape[0], t.inC = x->shape[1], t.inH = x->shape[2], t.inW = x->shape[3];
     t.outC = w->shape[0], t.kernelH = w->shape[2], t.kernelW = w->shape[3];

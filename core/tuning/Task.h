@@ -7,6 +7,8 @@
 // Data layouts the kernels (Halide templates and the plain reference) agree on, row-major:
 //   conv input  [batch][inC][inH][inW], weights [outC][inC/groups][kernelH][kernelW],
 //   conv output [batch][outC][outH][outW] (NCHW, no bias: the bias add is elementwise work);
+//   conv3d input [batch][inC][inD][inH][inW], weights [outC][inC/groups][kernelD][kernelH][kernelW],
+//   output [batch][outC][outD][outH][outW] (NCDHW; video models);
 //   dense A [m][k], B [k][n] (weights stored pre-transposed so n is contiguous), Y [m][n];
 //   batch_matmul A [batch][m][k], B [batch][k][n], Y [batch][m][n] (attention's Q.K^T and A.V:
 //   both operands are activations; B is passed where dense passes its weights).
@@ -25,7 +27,7 @@ class Graph;
 
 namespace graphopt::tuning {
 
-enum class TaskKind { Conv2d, DepthwiseConv2d, Dense, BatchMatMul };
+enum class TaskKind { Conv2d, DepthwiseConv2d, Dense, BatchMatMul, Conv3d };
 const char* taskKindName(TaskKind k);
 TaskKind taskKindFromName(const std::string& name);  // throws std::invalid_argument
 
@@ -46,6 +48,8 @@ struct TuningTask {
     int64_t kernelH = 1, kernelW = 1, strideH = 1, strideW = 1;
     int64_t padTop = 0, padLeft = 0, padBottom = 0, padRight = 0;
     int64_t dilationH = 1, dilationW = 1, groups = 1;
+    // Conv3d only: the depth (time) axis; 2-D convolutions keep these at their neutral values.
+    int64_t inD = 1, kernelD = 1, strideD = 1, padFront = 0, padBack = 0, dilationD = 1;
     // Dense: Y[m][n] = A[m][k] * B[k][n]; BatchMatMul: the same for each of `batch` matrices.
     int64_t m = 0, n = 0, k = 0;
 
@@ -57,13 +61,17 @@ struct TuningTask {
     int weight = 1;                  // nodes of the graph that use this task
     std::vector<std::string> nodes;  // their names, in graph order
 
-    bool isConv() const { return kind == TaskKind::Conv2d || kind == TaskKind::DepthwiseConv2d; }
+    bool isConv() const {
+        return kind == TaskKind::Conv2d || kind == TaskKind::DepthwiseConv2d || kind == TaskKind::Conv3d;
+    }
+    bool is3d() const { return kind == TaskKind::Conv3d; }
     bool isMatMul() const { return !isConv(); }  // dense or batch_matmul: the matrix-product template
     int64_t matmulBatch() const { return kind == TaskKind::BatchMatMul ? batch : 1; }
     bool isPacked() const { return isConv() && convTemplate == ConvTemplate::Packed; }
     const char* templateName() const { return isConv() ? convTemplateName(convTemplate) : "dense"; }
     int64_t inputElements() const;   // the first operand: conv input, or A
     int64_t weightElements() const;  // the second: conv weights, or B
+    int64_t outD() const;  // 1 for 2-D convolutions
     int64_t outH() const;
     int64_t outW() const;
     int64_t reductionLength() const;  // multiply-adds per output element
@@ -84,6 +92,9 @@ TuningTask makeConv2d(int64_t batch, int64_t inC, int64_t inH, int64_t inW, int6
                       int64_t stride, int64_t pad, int64_t groups = 1);
 TuningTask makeDense(int64_t m, int64_t n, int64_t k);
 TuningTask makeBatchMatMul(int64_t batch, int64_t m, int64_t n, int64_t k);
+// A cubic-kernel 3-D convolution with the same stride and padding on every axis.
+TuningTask makeConv3d(int64_t batch, int64_t inC, int64_t inD, int64_t inH, int64_t inW, int64_t outC, int64_t kernel,
+                      int64_t stride, int64_t pad, int64_t groups = 1);
 
 // Whether the packed template can serve the task; when not, `why` says so.
 bool packedTemplateServes(const TuningTask& task, std::string* why = nullptr);
@@ -93,10 +104,10 @@ TuningTask withPackedTemplate(TuningTask task, int lanes = 0);
 // Float lanes of the host's widest vectors the kernels use: 16 with AVX-512F, else 8.
 int hostVectorLanes();
 
-// Conv (2-D, NCHW), Gemm and MatMul nodes with known shapes become tasks: MatMul with a 2-D B is
+// Conv (2-D NCHW, and 3-D NCDHW), Gemm and MatMul nodes with known shapes become tasks: MatMul with a 2-D B is
 // dense (A's leading dimensions fold into m), MatMul with batched operands whose batch dimensions
 // agree is batch_matmul. Identical tasks merge (weight = uses). Order: first use in node order.
-// Nodes whose shapes are unknown or that do not fit a template (3-D conv, a MatMul that
+// Nodes whose shapes are unknown or that do not fit a template (1-D conv, a MatMul that
 // broadcasts one operand's batch dimensions) are skipped and, when `skipped` is given, named
 // there with the reason.
 std::vector<TuningTask> extractTasks(const Graph& g, std::vector<std::string>* skipped = nullptr);

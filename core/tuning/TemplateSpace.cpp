@@ -111,6 +111,18 @@ KnobSpace templateSpace(const TuningTask& task) {
             s.addEnum("parallel", {0, 1});
             s.addEnum("pad_at", {0, 1, 2});
             break;
+        case TaskKind::Conv3d:
+            s.addSplit("tile_co", task.outC, 2, 32);
+            s.addSplit("tile_od", task.outD(), 2);
+            s.addSplit("tile_oh", task.outH(), 2);
+            s.addSplit("tile_ow", task.outW(), 2, 64);
+            s.addSplit("tile_ci", task.inC / task.groups, 2);
+            s.addEnum("vec", kVectorWidths);
+            s.addEnum("unroll_co", {0, 1});
+            s.addEnum("unroll_kw", {0, 1});
+            s.addEnum("parallel", {0, 1});
+            s.addEnum("pad_at", {0, 1, 2});
+            break;
         case TaskKind::Dense:
         case TaskKind::BatchMatMul:
             s.addSplit("tile_n", task.n, 2, 64);
@@ -161,6 +173,16 @@ ScheduleParams decodeSchedule(const TuningTask& task, const KnobSpace& space, Co
             p.unrollK = space.value(k, "unroll_k") != 0;
             p.padAt = static_cast<int>(space.value(k, "pad_at"));
             break;
+        case TaskKind::Conv3d:
+            p.tileC = space.split(k, "tile_co").back();
+            p.tileD = space.split(k, "tile_od").back();
+            p.tileH = space.split(k, "tile_oh").back();
+            p.tileW = space.split(k, "tile_ow").back();
+            p.tileR = space.split(k, "tile_ci").back();
+            p.unrollC = space.value(k, "unroll_co") != 0;
+            p.unrollK = space.value(k, "unroll_kw") != 0;
+            p.padAt = static_cast<int>(space.value(k, "pad_at"));
+            break;
         case TaskKind::Dense:
         case TaskKind::BatchMatMul:
             p.tileW = space.split(k, "tile_n").back();
@@ -187,7 +209,7 @@ std::vector<std::string> scheduleFeatureNames(const TuningTask&, const KnobSpace
 }
 
 nlohmann::json ScheduleParams::toJson() const {
-    return {{"tile_c", tileC},   {"tile_h", tileH},     {"tile_w", tileW},   {"tile_r", tileR},
+    return {{"tile_c", tileC},   {"tile_d", tileD},     {"tile_h", tileH},     {"tile_w", tileW},   {"tile_r", tileR},
             {"vec", vec},        {"unroll_c", unrollC}, {"unroll_k", unrollK}, {"order", order},
             {"parallel", parallel}, {"pad_at", padAt}};
 }

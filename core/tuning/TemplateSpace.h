@@ -49,6 +49,7 @@ KnobSpace templateSpace(const TuningTask& task);
 // rows (m) per tile, tileR = reduction (k) per step, unrollC unrolls the tile's rows.
 struct ScheduleParams {
     int64_t tileC = 1;  // output channels per tile (conv, depthwise)
+    int64_t tileD = 1;  // output frames per tile (conv3d)
     int64_t tileH = 1;  // output rows per tile
     int64_t tileW = 1;  // output columns per tile (the vectorized dimension)
     int64_t tileR = 1;  // reduction channels (conv) / k (dense) per inner reduction step

@@ -95,6 +95,13 @@ TEST(HalideMeasurer, EveryKnobValueOfTheConvTemplatesIsCorrect) {
     // Batched products (attention): every matrix of the batch must be right, each with its own B.
     const TuningTask bmm = makeBatchMatMul(3, 6, 10, 12);
     expectAllCorrect(m, bmm, coveringSample(templateSpace(bmm), 4));
+    // 3-D convolution (video): strided in depth, padded, grouped, a depth-dilated window.
+    TuningTask c3 = makeConv3d(1, 4, 6, 7, 9, 6, 3, 1, 1, 2);
+    c3.strideD = 2;
+    c3.dilationD = 2;
+    c3.padFront = c3.padBack = 2;
+    c3.validate();
+    expectAllCorrect(m, c3, coveringSample(templateSpace(c3), 5));
 }
 
 TEST(HalideMeasurer, SurvivesAWorkerThatCrashes) {

@@ -172,12 +172,14 @@ TEST(Rng, IsDeterministicAndCoversTheRange) {
 
 TEST(TemplateSpace, EveryKindHasItsKnobsAndDecodes) {
     for (const TuningTask& t : {makeConv2d(1, 64, 56, 56, 128, 3, 2, 1), makeConv2d(1, 32, 28, 28, 32, 3, 1, 1, 32),
-                                makeDense(1, 1000, 512), makeBatchMatMul(8, 128, 128, 32)}) {
+                                makeDense(1, 1000, 512), makeBatchMatMul(8, 128, 128, 32),
+                                makeConv3d(1, 64, 8, 56, 56, 64, 3, 1, 1)}) {
         const KnobSpace s = templateSpace(t);
         Rng rng(3);
         for (int i = 0; i < 200; ++i) {
             const ScheduleParams p = decodeSchedule(t, s, s.random(rng));
             if (t.isConv()) {
+                EXPECT_EQ(t.outD() % p.tileD, 0);
                 EXPECT_EQ(t.outC % p.tileC, 0);
                 EXPECT_EQ(t.outH() % p.tileH, 0);
                 EXPECT_EQ(t.outW() % p.tileW, 0);
@@ -193,7 +195,8 @@ TEST(TemplateSpace, EveryKindHasItsKnobsAndDecodes) {
 
 TEST(TemplateSpace, FeaturesHaveOneNamePerValueAndAreFinite) {
     for (const TuningTask& t : {makeConv2d(1, 64, 56, 56, 64, 3, 1, 1), makeConv2d(1, 32, 28, 28, 32, 3, 2, 1, 32),
-                                makeDense(1, 1000, 512), makeBatchMatMul(8, 128, 32, 128)}) {
+                                makeDense(1, 1000, 512), makeBatchMatMul(8, 128, 32, 128),
+                                makeConv3d(1, 3, 8, 112, 112, 64, 3, 2, 1)}) {
         const KnobSpace s = templateSpace(t);
         const auto names = scheduleFeatureNames(t, s);
         Rng rng(5);
@@ -292,6 +295,7 @@ TEST(LoopNest, DenseNestMatchesTheScheduleByHand) {
 TEST(LoopNest, EveryTemplatesNestFitsTheSlotsAndNamesItsLoops) {
     for (const TuningTask& t : {makeConv2d(1, 64, 56, 56, 64, 3, 1, 1), makeConv2d(1, 32, 28, 28, 32, 3, 2, 1, 32),
                                 makeDense(1, 1000, 512), makeBatchMatMul(8, 128, 128, 32),
+                                makeConv3d(1, 64, 8, 56, 56, 128, 3, 2, 1),
                                 withPackedTemplate(makeConv2d(1, 64, 56, 56, 64, 3, 1, 1), 16),
                                 withPackedTemplate(makeConv2d(1, 3, 224, 224, 64, 7, 2, 3), 16),
                                 withPackedTemplate(makeConv2d(1, 96, 14, 14, 96, 3, 1, 1, 96), 8)}) {

@@ -198,3 +198,43 @@ TEST(Task, MatMulThatBroadcastsABatchIsSkippedWithTheReason) {
     ASSERT_EQ(skipped.size(), 1u);
     EXPECT_NE(skipped[0].find("broadcast"), std::string::npos) << skipped[0];
 }
+
+TEST(Reference, Conv3dMatchesAHandComputedSum) {
+    // One channel, a 2x2x2 clip of 1..8, a 2x2x2 window of ones, no padding: one output, 36.
+    const TuningTask t = makeConv3d(1, 1, 2, 2, 2, 1, 2, 1, 0);
+    EXPECT_EQ(t.outD(), 1);
+    EXPECT_EQ(t.outputElements(), 1);
+    const auto y = referenceKernel(t, {1, 2, 3, 4, 5, 6, 7, 8}, std::vector<float>(8, 1.0f));
+    EXPECT_EQ(y, (std::vector<float>{36}));
+    // Padded by one: 3x3x3 outputs; the centre one sees the whole clip, a corner only value 1.
+    const TuningTask p = makeConv3d(1, 1, 2, 2, 2, 1, 2, 1, 1);
+    EXPECT_EQ(p.outD(), 3);
+    const auto yp = referenceKernel(p, {1, 2, 3, 4, 5, 6, 7, 8}, std::vector<float>(8, 1.0f));
+    EXPECT_EQ(yp[13], 36);
+    EXPECT_EQ(yp[0], 1);
+    EXPECT_EQ(TuningTask::fromJson(p.toJson()).key(), p.key());
+    TuningTask flat = makeConv2d(1, 4, 8, 8, 4, 3, 1, 1);
+    flat.kernelD = 3;
+    EXPECT_THROW(flat.validate(), std::invalid_argument);  // a 2-D convolution has no depth
+    EXPECT_FALSE(packedTemplateServes(p));
+}
+
+// The bundled video model (torchvision's r3d_18 on an 8-frame 112x112 clip): its 3-D
+// convolutions become conv3d tasks that carry nearly all of its FLOPs.
+TEST(Task, VideoModelHasConv3dTasks) {
+    const auto g = loadGraph(std::string(GRAPHOPT_SOURCE_DIR) + "/resources/models/r3d_18.onnx");
+    std::vector<std::string> skipped;
+    const auto tasks = extractTasks(g, &skipped);
+    EXPECT_TRUE(skipped.empty()) << skipped.front();
+    int conv3d = 0, uses = 0;
+    double flops = 0;
+    for (const auto& t : tasks) {
+        if (t.kind == TaskKind::Conv3d) ++conv3d, uses += t.weight;
+        flops += t.flops() * t.weight;
+    }
+    EXPECT_EQ(conv3d, 11);
+    EXPECT_EQ(uses, 20);  // every Conv of the graph
+    EXPECT_NEAR(flops / g.totalFlops(), 1.0, 0.01);
+    // The stem: 3x7x7 window, stride 1 in time and 2 in space.
+    EXPECT_EQ(tasks[0].describe(), "conv3d 1x3x8x112x112 -> 64x8x56x56 k3x7x7 s1x2x2 p1,3,3,1,3,3");
+}

@@ -19,6 +19,8 @@ struct HalideKernel::Impl {
     ImageParam weightsParam{Float(32), 4, "weights"};
     ImageParam denseA{Float(32), 2, "a"};
     ImageParam denseB{Float(32), 2, "b"};
+    ImageParam input3d{Float(32), 5, "input"};
+    ImageParam weights3d{Float(32), 5, "weights"};
     ImageParam batchA{Float(32), 3, "a"};
     ImageParam batchB{Float(32), 3, "b"};
     Func out{"out"};
@@ -162,6 +164,77 @@ void buildConv(HalideKernel::Impl& k, const ScheduleParams& p) {
     k.pipeline = Pipeline(k.out);
 }
 
+void setDense5(ImageParam& p, const std::vector<int>& extents) {
+    int stride = 1;
+    for (int d = 0; d < 5; ++d) {
+        p.dim(d).set_bounds(0, extents[static_cast<size_t>(d)]).set_stride(stride);
+        stride *= extents[static_cast<size_t>(d)];
+    }
+}
+
+// 3-D convolution (NCDHW): the NCHW template with a depth axis. Output tiles of tileW x tileH x
+// tileD x tileC; the reduction over the kernel window and tileR input channels at a time runs
+// inside the tile, vectors over the output width.
+void buildConv3d(HalideKernel::Impl& k, const ScheduleParams& p) {
+    const TuningTask& t = k.task;
+    const int W = i32(t.inW), H = i32(t.inH), D = i32(t.inD), C = i32(t.inC), N = i32(t.batch);
+    const int OW = i32(t.outW()), OH = i32(t.outH()), OD = i32(t.outD()), K = i32(t.outC);
+    const int cinG = i32(t.inC / t.groups), coutG = i32(t.outC / t.groups);
+    setDense5(k.input3d, {W, H, D, C, N});
+    setDense5(k.weights3d, {i32(t.kernelW), i32(t.kernelH), i32(t.kernelD), cinG, K});
+
+    Var x("x"), y("y"), z("z"), c("c"), n("n");
+    Func padded = BoundaryConditions::constant_exterior(k.input3d, 0.0f, {{0, W}, {0, H}, {0, D}, {0, C}, {0, N}});
+    Func conv("conv");
+    conv(x, y, z, c, n) = 0.0f;
+    Expr sx = x * i32(t.strideW) - i32(t.padLeft), sy = y * i32(t.strideH) - i32(t.padTop),
+         sz = z * i32(t.strideD) - i32(t.padFront);
+    RDom r(0, i32(t.kernelW), 0, i32(t.kernelH), 0, i32(t.kernelD), 0, cinG, "r");
+    Expr ic = t.groups == 1 ? Expr(r.w) : (c / coutG) * cinG + r.w;
+    conv(x, y, z, c, n) += padded(sx + r.x * i32(t.dilationW), sy + r.y * i32(t.dilationH),
+                                  sz + r.z * i32(t.dilationD), ic, n) *
+                           k.weights3d(r.x, r.y, r.z, r.w, c);
+    k.out(x, y, z, c, n) = conv(x, y, z, c, n);
+    {
+        auto b = k.out.output_buffer();
+        const std::vector<int> extents = {OW, OH, OD, K, N};
+        int stride = 1;
+        for (int d = 0; d < 5; ++d) {
+            b.dim(d).set_bounds(0, extents[static_cast<size_t>(d)]).set_stride(stride);
+            stride *= extents[static_cast<size_t>(d)];
+        }
+    }
+
+    Var xo("xo"), xi("xi"), yo("yo"), yi("yi"), zo("zo"), zi("zi"), co("co"), ci("ci"), rows("rows"), tile("tile");
+    k.out.split(x, xo, xi, i32(p.tileW))
+        .split(y, yo, yi, i32(p.tileH))
+        .split(z, zo, zi, i32(p.tileD))
+        .split(c, co, ci, i32(p.tileC));
+    k.out.reorder(xi, yi, zi, ci, xo, yo, zo, co, n);
+    if (p.vec > 1) k.out.vectorize(xi, p.vec, TailStrategy::GuardWithIf);
+    if (p.parallel) k.out.fuse(yo, zo, rows).fuse(rows, co, tile).parallel(tile);
+
+    conv.compute_at(k.out, xo);
+    if (p.vec > 1) conv.vectorize(x, p.vec, TailStrategy::RoundUp);
+    Stage u = conv.update();
+    Var xv("xv");
+    RVar rco("rco"), rci("rci");
+    u.split(r.w, rco, rci, i32(p.tileR));
+    if (p.vec > 1) u.split(x, x, xv, p.vec, TailStrategy::RoundUp);
+    std::vector<VarOrRVar> order;
+    if (p.vec > 1) order.push_back(xv);
+    for (VarOrRVar v : {VarOrRVar(c), VarOrRVar(r.x), VarOrRVar(r.y), VarOrRVar(r.z), VarOrRVar(rci), VarOrRVar(x),
+                        VarOrRVar(y), VarOrRVar(z), VarOrRVar(rco), VarOrRVar(n)})
+        order.push_back(v);
+    u.reorder(order);
+    if (p.vec > 1) u.vectorize(xv);
+    if (p.unrollC) u.unroll(c);
+    if (p.unrollK) u.unroll(r.x);
+    std::vector<Var> pargs = padded.args();
+    schedulePadded(padded, k.out, xo, p, pargs);
+    k.pipeline = Pipeline(k.out);
+}
+
 // Dense and batch_matmul: Y[b][i][j] = sum_r A[b][i][r] * B[b][r][j] (dense: one matrix, B the
 // weights). Output tiles of tileH rows x tileW columns; the reduction split by tileR.
 void buildDense(HalideKernel::Impl& k, const ScheduleParams& p) {
@@ -272,7 +345,9 @@ HalideKernel::HalideKernel(const TuningTask& task, ConfigIndex config, KernelOpt
             impl_->pipeline = Pipeline(impl_->pk.out);
         } else {
             const ScheduleParams p = decodeSchedule(task, space, config);
-            if (task.isConv())
+            if (task.is3d())
+                buildConv3d(*impl_, p);
+            else if (task.isConv())
                 buildConv(*impl_, p);
             else
                 buildDense(*impl_, p);
@@ -317,6 +392,14 @@ void HalideKernel::run() {
     try {
         if (k.packed) {
             k.pipeline.realize(k.outB);
+        } else if (t.is3d()) {
+            Buffer<float> in(const_cast<float*>(k.input), {i32(t.inW), i32(t.inH), i32(t.inD), i32(t.inC), i32(t.batch)});
+            Buffer<float> w(const_cast<float*>(k.weights),
+                            {i32(t.kernelW), i32(t.kernelH), i32(t.kernelD), i32(t.inC / t.groups), i32(t.outC)});
+            Buffer<float> o(k.output.data(), {i32(t.outW()), i32(t.outH()), i32(t.outD()), i32(t.outC), i32(t.batch)});
+            k.input3d.set(in);
+            k.weights3d.set(w);
+            k.pipeline.realize(o);
         } else if (t.isConv()) {
             Buffer<float> in(const_cast<float*>(k.input), i32(t.inW), i32(t.inH), i32(t.inC), i32(t.batch));
             Buffer<float> w(const_cast<float*>(k.weights), i32(t.kernelW), i32(t.kernelH), i32(t.inC / t.groups),

@@ -34,7 +34,7 @@ std::vector<float> uniformData(size_t n, Rng& rng) {
 }
 
 bool torchCanExpress(const TuningTask& t) {
-    return !t.isConv() || (t.padTop == t.padBottom && t.padLeft == t.padRight);
+    return !t.isConv() || (t.padTop == t.padBottom && t.padLeft == t.padRight && t.padFront == t.padBack);
 }
 }  // namespace
 
