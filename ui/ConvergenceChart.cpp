@@ -72,7 +72,9 @@ int ConvergenceChart::pointCount(qint64 key) const {
 }
 
 void ConvergenceChart::rescale() {
-    double maxX = 1, minY = std::numeric_limits<double>::max(), maxY = std::numeric_limits<double>::lowest();
+    // At least one evaluation per tick, so the whole-number labels of an empty or short run do
+    // not repeat (0 0 0 1 1 1).
+    double maxX = std::max(1, x_->tickCount() - 1), minY = std::numeric_limits<double>::max(), maxY = std::numeric_limits<double>::lowest();
     for (const auto& line : runs_)
         for (const auto& p : line.points) {
             maxX = std::max(maxX, p.x());

@@ -1,5 +1,7 @@
 #include "GraphView.h"
 
+#include <algorithm>
+
 #include <QFileInfo>
 #include <QLabel>
 
@@ -352,6 +354,19 @@ void GraphView::fitToWindow() {
         resetTransform();
         scale(kMinReadableZoom, kMinReadableZoom);
         centerOn(scene()->sceneRect().center().x(), scene()->sceneRect().top());
+        // Where the data enters: the first node that reads a graph input, near the top of the
+        // view (the centre of a wide graph can be a row of weight copies, not the network).
+        const auto& nodes = graph_->nodes();
+        for (size_t id = 0; id < nodes.size() && id < nodeItems_.size(); ++id) {
+            const bool readsInput = std::any_of(nodes[id].inputs.begin(), nodes[id].inputs.end(), [&](int t) {
+                return t >= 0 && graph_->tensors()[static_cast<size_t>(t)].kind == TensorKind::GraphInput;
+            });
+            if (!readsInput || !nodeItems_[id]) continue;
+            const QRectF box = nodeItems_[id]->sceneBoundingRect();
+            const double halfHeight = mapToScene(viewport()->rect()).boundingRect().height() / 2;
+            centerOn(box.center().x(), std::max(box.top() - 40 + halfHeight, scene()->sceneRect().top() + halfHeight));
+            break;
+        }
     }
 }
 
