@@ -169,6 +169,26 @@ Graph loadOnnx(const std::string& path, const LoadOptions& options) {
         }
     }
 
+    // Every node must read only graph inputs, initializers and outputs of earlier nodes before
+    // ONNX's shape inference sees the graph: its data propagation dereferences the missing type
+    // of an undeclared tensor (libonnx 1.12; found by fuzz/fuzz_onnx).
+    {
+        std::set<std::string> defined;
+        for (const auto& in : model.graph().input()) defined.insert(in.name());
+        for (const auto& init : model.graph().initializer()) defined.insert(init.name());
+        int index = 0;
+        for (const auto& n : model.graph().node()) {
+            for (const auto& in : n.input())
+                if (!in.empty() && !defined.count(in))
+                    throwLoadError(path, "node '" + (n.name().empty() ? n.op_type() + "_" + std::to_string(index) : n.name()) +
+                                             "' reads tensor '" + in +
+                                             "', which no earlier node produces and is not a graph input "
+                                             "(the nodes are not in topological order, or the name is wrong)");
+            for (const auto& out : n.output()) defined.insert(out);
+            ++index;
+        }
+    }
+
     // Symbolic input dimensions get a value (LoadOptions, default 1), then shape inference and
     // shape folding run to a fixpoint when the file lacks some shapes. An inference failure is
     // not fatal: those tensors keep unknown shapes, and the graph says so in its metadata.
