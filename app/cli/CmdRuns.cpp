@@ -11,6 +11,7 @@
 #include "Commands.h"
 #include "StoreOptions.h"
 #include "store/BestSoFarCurves.h"
+#include "store/RunComparison.h"
 #include "store/RunExport.h"
 #include "store/RunStore.h"
 #include "store/StoreError.h"
@@ -98,16 +99,28 @@ int runsList(const ArgList& args) {
                   << " in " << path << "\n";
         return 0;
     }
-    std::cout << padLeft("ID", 5) << "  " << pad("STATUS", 12) << pad("KIND", 10) << pad("ENGINE", 10)
-              << pad("OBJECTIVE", 10) << pad("GRAPH", 20) << padLeft("SEED", 6) << padLeft("EVALS", 10)
-              << padLeft("BEST", 14) << padLeft("EVENTS", 8) << "  STARTED (UTC)\n";
+    // Every column as wide as its longest cell, so long graph names never run into the next one.
+    std::vector<std::vector<std::string>> table = {
+        {"ID", "STATUS", "KIND", "ENGINE", "OBJECTIVE", "GRAPH", "SEED", "EVALS", "BEST", "EVENTS", "STARTED (UTC)"}};
     for (const auto& s : runs) {
         const auto& r = s.run;
-        std::cout << padLeft(std::to_string(r.id), 5) << "  " << pad(runStatusName(r.status), 12) << pad(r.kind, 10)
-                  << pad(r.engine, 10) << pad(r.objective.empty() ? "-" : r.objective, 10)
-                  << pad(r.graphName.empty() ? "-" : r.graphName, 20) << padLeft(std::to_string(r.seed), 6)
-                  << padLeft(std::to_string(s.evaluations), 10) << padLeft(number(s.bestCost), 14)
-                  << padLeft(std::to_string(s.eventCount), 8) << "  " << shortTime(r.startedAt) << "\n";
+        table.push_back({std::to_string(r.id), runStatusName(r.status), r.kind, r.engine,
+                         r.objective.empty() ? "-" : r.objective, r.graphName.empty() ? "-" : r.graphName,
+                         std::to_string(r.seed), std::to_string(s.evaluations), number(s.bestCost),
+                         std::to_string(s.eventCount), shortTime(r.startedAt)});
+    }
+    const std::set<size_t> rightAligned = {0, 6, 7, 8, 9};
+    std::vector<size_t> width(table[0].size(), 0);
+    for (const auto& cells : table)
+        for (size_t c = 0; c < cells.size(); ++c) width[c] = std::max(width[c], cells[c].size());
+    for (const auto& cells : table) {
+        std::string line;
+        for (size_t c = 0; c < cells.size(); ++c) {
+            if (c) line += "  ";
+            const bool last = c + 1 == cells.size();
+            line += rightAligned.count(c) ? padLeft(cells[c], width[c]) : last ? cells[c] : pad(cells[c], width[c]);
+        }
+        std::cout << line << "\n";
     }
     return 0;
 }
@@ -165,39 +178,41 @@ int runsCompare(const ArgList& args) {
     // Text shows a short table of the curves; JSON every point unless --points says otherwise.
     size_t points = a.has("points") ? size_t(a.getInt("points", 0, 1000000)) : (json ? 0 : 11);
     RunStore store = openExisting(a);
-    std::vector<RunSummary> runs;
-    std::vector<std::optional<RunResult>> results;
-    for (int64_t id : ids) {
-        runs.push_back(store.run(id));
-        results.push_back(store.result(id));
-    }
+    const RunComparison cmp = compareRuns(store, ids);
+    const std::vector<RunSummary>& runs = cmp.runs;
     AlignedCurves curves = alignBestSoFar(store, ids, points);
-
-    std::set<std::string> objectives, graphs;
-    for (const auto& s : runs) {
-        objectives.insert(s.run.objective);
-        graphs.insert(s.run.graphName);
-    }
-    std::vector<std::string> warnings;
-    if (objectives.size() > 1) warnings.push_back("the runs minimise different objectives: their costs differ in kind");
-    if (graphs.size() > 1) warnings.push_back("the runs are on different graphs");
+    const std::vector<std::string>& warnings = cmp.warnings;
 
     if (json) {
         nlohmann::json out = {{"runs", nlohmann::json::array()}, {"curves", curves.toJson()}, {"warnings", warnings}};
         for (size_t i = 0; i < runs.size(); ++i) {
             auto j = runSummaryToJson(runs[i]);
-            j["result"] = results[i] ? nlohmann::json{{"cost", results[i]->cost ? nlohmann::json(*results[i]->cost)
-                                                                                  : nlohmann::json()},
-                                                      {"costs", results[i]->costs}}
-                                     : nlohmann::json();
+            const auto result = store.result(ids[i]);
+            j["result"] = result ? nlohmann::json{{"cost", result->cost ? nlohmann::json(*result->cost) : nlohmann::json()},
+                                                  {"costs", result->costs}}
+                                 : nlohmann::json();
             out["runs"].push_back(std::move(j));
         }
+        nlohmann::json figures = nlohmann::json::array();
+        for (const auto& f : cmp.figures) {
+            nlohmann::json values = nlohmann::json::array();
+            for (const auto& v : f.values) values.push_back(v ? nlohmann::json(*v) : nlohmann::json());
+            figures.push_back({{"name", f.name},
+                               {"values", values},
+                               {"better", f.better < 0 ? "lower" : f.better > 0 ? "higher" : "none"},
+                               {"best_run", f.best ? nlohmann::json(runs[*f.best].run.id) : nlohmann::json()}});
+        }
+        out["figures"] = figures;
+        if (cmp.placementsComparable)
+            out["placement_differences"] = {{"nodes", cmp.placedNodes}, {"differ", cmp.nodesPlacedDifferently}};
+        if (cmp.tuningComparable)
+            out["knob_differences"] = {{"task", cmp.task}, {"best_knobs", cmp.bestKnobs}, {"differ", cmp.knobsThatDiffer}};
         std::cout << out.dump(2) << "\n";
         return 0;
     }
 
     // Rows first, then every column as wide as its longest cell: graph names and figure names of
-    // any length stay apart.
+    // any length stay apart. The best value of a score is marked with '*'.
     std::vector<std::pair<std::string, std::vector<std::string>>> rows;
     auto row = [&](const std::string& label, auto value) {
         std::vector<std::string> cells;
@@ -210,19 +225,10 @@ int runsCompare(const ArgList& args) {
     row("graph", [&](size_t i) { return runs[i].run.graphName.empty() ? "-" : runs[i].run.graphName; });
     row("seed", [&](size_t i) { return std::to_string(runs[i].run.seed); });
     row("status", [&](size_t i) { return std::string(runStatusName(runs[i].run.status)); });
-    row("evaluations", [&](size_t i) { return std::to_string(runs[i].evaluations); });
-    row("best cost", [&](size_t i) { return number(runs[i].bestCost); });
-    row("elapsed s", [&](size_t i) { return number(runs[i].elapsedS, "%.4g"); });
-    std::set<std::string> keys;  // every scalar result figure any run has, side by side
-    for (const auto& r : results)
-        if (r && r->costs.is_object())
-            for (auto it = r->costs.begin(); it != r->costs.end(); ++it)
-                if (it.value().is_number() && it.key() != "evaluations") keys.insert(it.key());  // shown above
-    for (const auto& k : keys)
-        row(k, [&](size_t i) {
-            const auto& r = results[i];
-            if (!r || !r->costs.contains(k) || !r->costs[k].is_number()) return std::string("-");
-            return number(r->costs[k].get<double>());
+    for (const auto& f : cmp.figures)
+        row(f.name, [&](size_t i) {
+            std::string cell = f.name == "elapsed s" ? number(f.values[i], "%.4g") : number(f.values[i]);
+            return (f.best && *f.best == i) ? "*" + cell : cell;
         });
     const size_t curveRow = rows.size();
     row("evaluations", [&](size_t i) { return "run " + std::to_string(runs[i].run.id); });
@@ -243,6 +249,22 @@ int runsCompare(const ArgList& args) {
     std::cout << "\nbest so far, aligned by evaluations:\n";
     for (size_t i = curveRow; i < rows.size(); ++i) print(rows[i]);
     if (curves.evaluations.empty()) std::cout << "(no progress events recorded)\n";
+    if (cmp.placementsComparable) {
+        std::cout << "\nnodes placed differently: " << cmp.nodesPlacedDifferently.size() << " of " << cmp.placedNodes;
+        for (size_t i = 0; i < cmp.nodesPlacedDifferently.size() && i < 10; ++i)
+            std::cout << (i ? ", " : ": ") << cmp.nodesPlacedDifferently[i];
+        if (cmp.nodesPlacedDifferently.size() > 10) std::cout << ", ...";
+        std::cout << "\n";
+    }
+    if (cmp.tuningComparable) {
+        std::cout << "\nbest configurations (" << cmp.task << "):\n";
+        for (size_t i = 0; i < runs.size(); ++i)
+            std::cout << "  run " << runs[i].run.id << ": " << (cmp.bestKnobs[i].empty() ? "-" : cmp.bestKnobs[i]) << "\n";
+        std::cout << "knobs that differ: ";
+        for (size_t i = 0; i < cmp.knobsThatDiffer.size(); ++i) std::cout << (i ? ", " : "") << cmp.knobsThatDiffer[i];
+        std::cout << (cmp.knobsThatDiffer.empty() ? "none\n" : "\n");
+    }
+    std::cout << "(* marks the best value of a score)\n";
     for (const auto& warning : warnings) std::cout << "note: " << warning << "\n";
     return 0;
 }

@@ -121,6 +121,17 @@ TEST_F(RunsCli, CompareKeepsLongNamesAndValuesApart) {
         }
     }
     EXPECT_EQ(checked, 2) << r.out;
+    // The list keeps the long graph name and the seed after it apart too.
+    r = runs({"list"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    bool found = false;
+    std::istringstream listLines(r.out);
+    while (std::getline(listLines, line))
+        if (line.find("efficientnet_b3_with_a_much_longer_file_name") != std::string::npos) {
+            found = true;
+            EXPECT_NE(line.find("efficientnet_b3_with_a_much_longer_file_name  "), std::string::npos) << line;
+        }
+    EXPECT_TRUE(found) << r.out;
 }
 
 TEST_F(RunsCli, ExportCsvAndJsonToFiles) {
