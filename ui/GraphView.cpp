@@ -1,6 +1,7 @@
 #include "GraphView.h"
 
 #include <algorithm>
+#include <set>
 
 #include <QFileInfo>
 #include <QLabel>
@@ -103,6 +104,11 @@ public:
         step_ = step;
         update();
     }
+    void setHighlighted(bool on) {
+        highlighted_ = on;
+        update();
+    }
+    bool highlighted() const { return highlighted_; }
     const QString& name() const { return name_; }
     const QString& op() const { return op_; }
     QRectF boundingRect() const override { return rect_.adjusted(-3, -3, 3, 3); }
@@ -112,6 +118,13 @@ public:
         const bool selected = isSelected();
         p->setPen(QPen(selected ? QColor(255, 140, 0) : fill_.darker(160), selected ? 3.0 : 1.0));
         p->setBrush(fill_);
+        if (highlighted_) {  // a thick magenta ring around the box: "this node differs"
+            p->save();
+            p->setPen(QPen(QColor(200, 0, 160), 4.0, Qt::DashLine));
+            p->setBrush(Qt::NoBrush);
+            p->drawRoundedRect(rect_.adjusted(-2, -2, 2, 2), 6, 6);
+            p->restore();
+        }
         if (lod < 0.15) {  // far out: boxes only, text would be unreadable anyway
             p->drawRect(rect_);
             return;
@@ -144,6 +157,7 @@ protected:
     }
 
 private:
+    bool highlighted_ = false;
     const Graph* graph_;
     int id_;
     QString op_, name_;
@@ -181,6 +195,23 @@ QColor GraphView::opColor(const std::string& op) {
         op == "Gather" || op == "Squeeze" || op == "Unsqueeze")
         return QColor(200, 200, 200);
     return QColor(214, 222, 230);
+}
+
+int GraphView::setHighlightedNodes(const std::vector<std::string>& names) {
+    std::set<std::string> wanted(names.begin(), names.end());
+    int count = 0;
+    for (NodeItem* item : nodeItems_) {
+        const bool on = graph_ && wanted.count(graph_->nodes()[static_cast<size_t>(item->id())].name) != 0;
+        item->setHighlighted(on);
+        count += on;
+    }
+    return count;
+}
+
+int GraphView::highlightedNodeCount() const {
+    int count = 0;
+    for (const NodeItem* item : nodeItems_) count += item->highlighted();
+    return count;
 }
 
 void GraphView::setPlacement(const std::vector<int>& device, const std::vector<int>& order,

@@ -33,6 +33,10 @@ public:
     void setPlacement(const std::vector<int>& device, const std::vector<int>& order,
                       const QStringList& deviceNames);
     int crossDeviceEdgeCount() const { return crossEdges_; }
+    // Rings the nodes with these names (a comparison's "placed differently"); an empty list
+    // clears the rings. Returns how many nodes of the drawing were ringed.
+    int setHighlightedNodes(const std::vector<std::string>& names);
+    int highlightedNodeCount() const;
     int nodeItemCount() const { return static_cast<int>(nodeItems_.size()); }
     QColor nodeColor(int node) const;
 

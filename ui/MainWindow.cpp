@@ -32,6 +32,7 @@
 #include "store/RunStore.h"
 #include "LayoutJob.h"
 #include "ModelLoader.h"
+#include "RunsBrowser.h"
 #include "MemoryChartView.h"
 #include "ScheduleView.h"
 #include "TuningView.h"
@@ -81,11 +82,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     central_->setDocumentMode(true);
     central_->addTab(view_, tr("Graph and placement"));
     central_->addTab(tuningView_, tr("Kernel tuning"));
+    runsBrowser_ = new RunsBrowser(this);
+    central_->addTab(runsBrowser_, tr("Runs"));
+    connect(runsBrowser_, &RunsBrowser::openRunRequested, this, [this](qint64 id) {
+        QString error;
+        if (!openStoredRun(id, &error)) QMessageBox::warning(this, tr("Cannot open run %1").arg(id), error);
+    });
+    connect(runsBrowser_, &RunsBrowser::showNodesRequested, this, &MainWindow::showNodesOnGraph);
     setCentralWidget(central_);
     // The docks serve the graph and its placements; the tuning tab has its own table and charts,
     // so it gets the whole window. The docks come back, as they were, with the graph tab.
     connect(central_, &QTabWidget::currentChanged, this, [this](int index) {
-        const bool tuning = central_->widget(index) == tuningView_;
+        const bool tuning = central_->widget(index) != view_;  // tuning and runs take the whole window
         for (QDockWidget* dock : findChildren<QDockWidget*>()) {
             if (tuning) {
                 dock->setProperty("visibleBeforeTuning", dock->isVisible());
@@ -176,9 +184,80 @@ const Graph* MainWindow::graph() const { return graph_.get(); }
 void MainWindow::setDatabasePath(const QString& path) {
     dbPath_ = path;
     tuningView_->setDatabasePath(path);
+    runsBrowser_->setDatabasePath(path);
 }
 
 void MainWindow::showTuning() { central_->setCurrentWidget(tuningView_); }
+
+void MainWindow::showRuns() { central_->setCurrentWidget(runsBrowser_); }
+
+bool MainWindow::whenModelShown(const QString& path, std::function<void()> action, QString* error) {
+    if (path.isEmpty() || !QFileInfo::exists(path)) {
+        if (error) *error = tr("The run's model %1 is not available on this machine.").arg(path.isEmpty() ? tr("(not recorded)") : path);
+        return false;
+    }
+    const bool shown = graph_ && QFileInfo(currentPath_).canonicalFilePath() == QFileInfo(path).canonicalFilePath() &&
+                       view_->nodeItemCount() == static_cast<int>(graph_->nodeCount());
+    if (shown) {
+        action();
+        return true;
+    }
+    afterLayout_ = std::move(action);
+    openModel(path);
+    return true;
+}
+
+bool MainWindow::openStoredRun(qint64 runId, QString* error) {
+    auto fail = [&](const QString& why) {
+        if (error) *error = why;
+        statusBar()->showMessage(why, 8000);
+        return false;
+    };
+    try {
+        RunStore store(dbPath_.toStdString());
+        const RunSummary s = store.run(runId);
+        QString source;
+        if (s.run.graphId)
+            if (auto g = store.graph(*s.run.graphId)) source = QString::fromStdString(g->sourcePath);
+        if (s.run.kind == "placement") {
+            const auto stored = store.result(runId);
+            if (!stored || stored->placement.is_null())
+                return fail(tr("Run %1 has no stored placement (status %2).").arg(runId).arg(runStatusName(s.run.status)));
+            auto result = std::make_shared<PlacementResult>(PlacementResult::fromRunResult(*stored));
+            return whenModelShown(source, [this, result, runId] {
+                if (!graph_ || result->placement.size() != graph_->nodeCount()) {
+                    statusBar()->showMessage(tr("Run %1 was made on another version of this model.").arg(runId), 8000);
+                    return;
+                }
+                showGraph();
+                showPlacementResult(*result, tr("Stored run %1: ").arg(runId), QString());
+            }, error);
+        }
+        if (s.run.kind == "tuning") {
+            return whenModelShown(source, [this, runId] {
+                showTuning();
+                QString why;
+                if (!tuningView_->openStoredRun(runId, &why)) statusBar()->showMessage(why, 8000);
+            }, error);
+        }
+        return fail(tr("Run %1 is a %2 run: the application has no view of that kind of run yet "
+                       "(graphopt runs show %1 prints it).")
+                        .arg(runId)
+                        .arg(QString::fromStdString(s.run.kind)));
+    } catch (const std::exception& e) {
+        return fail(QString::fromStdString(e.what()));
+    }
+}
+
+void MainWindow::showNodesOnGraph(const QString& graphPath, const std::vector<std::string>& nodes) {
+    QString error;
+    if (!whenModelShown(graphPath, [this, nodes] {
+            showGraph();
+            const int ringed = view_->setHighlightedNodes(nodes);
+            statusBar()->showMessage(tr("%n node(s) placed differently ringed on the graph", nullptr, ringed), 10000);
+        }, &error))
+        QMessageBox::warning(this, tr("Cannot show the nodes"), error);
+}
 
 void MainWindow::showGraph() { central_->setCurrentWidget(view_); }
 
@@ -298,12 +377,18 @@ void MainWindow::onRunFinished() {
     const qint64 runId = runJob_->runId();
     runPanel_->setRunning(false);
     runPanel_->setProgress(1.0);
+    showPlacementResult(result, QString(), runId >= 0 ? tr(" [run %1 stored]").arg(runId) : QString());
+    emit runFinished(runId);
+}
+
+void MainWindow::showPlacementResult(const PlacementResult& result, const QString& prefix, const QString& suffix) {
     lastResult_ = std::make_unique<PlacementResult>(result);
     applyPlacementToView();
     schedule_->setResult(result, graph_.get());
     std::vector<int64_t> capacities;
     try {
-        for (const auto& d : DeviceModel::load(runSpec_.devices).devices) capacities.push_back(d.memoryBytes);
+        for (const auto& d : DeviceModel::load(result.devices.empty() ? runSpec_.devices : result.devices).devices)
+            capacities.push_back(d.memoryBytes);
     } catch (const std::exception&) {
         // The run already loaded this device model; if the file changed since, show no capacity.
     }
@@ -317,10 +402,9 @@ void MainWindow::onRunFinished() {
                        .arg(loc.toString(result.wallS, 'f', 2));
     if (result.cancelled) text = tr("Cancelled; best so far shown. ") + text;
     if (!result.feasible) text += tr(" (exceeds a device's memory)");
-    if (runId >= 0) text += tr(" [run %1 stored]").arg(runId);
+    text = prefix + text + suffix;
     runPanel_->setStatus(text);
     statusBar()->showMessage(text, 10000);
-    emit runFinished(runId);
 }
 
 void MainWindow::applyPlacementToView() {
@@ -510,6 +594,11 @@ void MainWindow::onLayoutFinished(const GraphLayout& layout) {
     }
     view_->showGraph(graph_, layout);
     applyPlacementToView();
+    if (afterLayout_) {
+        auto action = std::move(afterLayout_);
+        afterLayout_ = nullptr;
+        action();
+    }
     statusBar()->showMessage(tr("Layout done in %1 s (%2)")
                                  .arg(layoutJob_->elapsedSeconds(), 0, 'f', 2)
                                  .arg(QString::fromStdString(layout.settings)),

@@ -5,7 +5,10 @@
 #include <QFutureWatcher>
 #include <QMainWindow>
 #include <atomic>
+#include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "graph/Graph.h"
 #include "placement/PlacementResult.h"
@@ -37,6 +40,7 @@ class TuningView;
 class NodeTableModel;
 class BackgroundJob;
 class RunPanel;
+class RunsBrowser;
 
 struct LoadOutcome {
     std::shared_ptr<const Graph> graph;
@@ -61,9 +65,17 @@ public:
     QString currentPath() const { return currentPath_; }
     GraphView* graphView() const { return view_; }
     TuningView* tuningView() const { return tuningView_; }
-    // The central tabs: the graph, and kernel tuning.
+    // The central tabs: the graph, kernel tuning, and the stored runs.
     void showTuning();
     void showGraph();
+    void showRuns();
+    RunsBrowser* runsBrowser() const { return runsBrowser_; }
+    // Shows a stored run: opens its model when another one is shown, then a placement run's
+    // placement (device colours, Gantt, memory), a tuning run's convergence and clusters. False
+    // with the reason when it cannot (the model file is gone, a kind with no view yet).
+    bool openStoredRun(qint64 runId, QString* error = nullptr);
+    // Rings these nodes on the drawing of `graphPath`, opening that model first when needed.
+    void showNodesOnGraph(const QString& graphPath, const std::vector<std::string>& nodes);
     LayoutJob* layoutJob() const { return layoutJob_; }
     RunPanel* runPanel() const { return runPanel_; }
     // Runs placements (any kind of run goes through a BackgroundJob).
@@ -104,6 +116,9 @@ private:
     void showNodeProperties(int node);
     void onRunFinished();
     void applyPlacementToView();
+    void showPlacementResult(const PlacementResult& result, const QString& prefix, const QString& suffix);
+    // Runs `action` once `path` is the model shown and laid out (now, or after opening it).
+    bool whenModelShown(const QString& path, std::function<void()> action, QString* error);
     void updateRecentMenu();
     void chooseAndOpen();
     void exportView();
@@ -125,6 +140,8 @@ private:
     QPushButton* cancelLayout_ = nullptr;
     QTimer* layoutNotice_ = nullptr;
     RunPanel* runPanel_ = nullptr;
+    RunsBrowser* runsBrowser_ = nullptr;
+    std::function<void()> afterLayout_;  // a stored run or comparison waiting for its model
     BackgroundJob* runJob_ = nullptr;
     RunSpec runSpec_;  // of the run going or last run
     QString dbPath_;

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "MainWindow.h"
+#include "RunsBrowser.h"
 #include "RunPanel.h"
 #include "TuningView.h"
 #include "placement/RegalEngine.h"
@@ -51,6 +52,11 @@ int main(int argc, char** argv) {
                                    "Tuner parameters (JSON) for --tune; given once per tuner, the n-th goes to the n-th.",
                                    "JSON");
     for (const auto* o : {&tune, &task, &measurer, &trials, &tunerParams}) parser.addOption(*o);
+    QCommandLineOption compare("compare",
+                               "Show the Runs tab comparing stored runs: comma-separated run ids, or 'new' for the "
+                               "runs --run made (after they finish; with --screenshot: grab then).",
+                               "ids");
+    parser.addOption(compare);
     parser.process(app);
 
     graphopt::ui::MainWindow window;
@@ -62,6 +68,26 @@ int main(int argc, char** argv) {
     }
     const QStringList engines = parser.value(runEngine).split(',', Qt::SkipEmptyParts);
     auto nextRun = std::make_shared<int>(0);
+    auto newRuns = std::make_shared<QList<qint64>>();
+    auto finishedRuns = std::make_shared<int>(0);  // counted here, before startNext starts the next one
+    QObject::connect(&window, &graphopt::ui::MainWindow::runFinished, &window, [newRuns, finishedRuns](qint64 id) {
+        ++*finishedRuns;
+        if (id >= 0) newRuns->append(id);
+    });
+    // --compare: select the runs in the Runs tab and compare them.
+    auto showComparison = [&window, newRuns, ids = parser.value(compare)] {
+        QList<qint64> wanted;
+        if (ids == "new")
+            wanted = *newRuns;
+        else
+            for (const QString& id : ids.split(',', Qt::SkipEmptyParts)) wanted << id.toLongLong();
+        window.showRuns();
+        window.runsBrowser()->refresh();
+        window.runsBrowser()->selectRuns(wanted);
+        QString error;
+        if (!window.runsBrowser()->compareSelected(&error)) std::fprintf(stderr, "cannot compare: %s\n", qPrintable(error));
+    };
+    const bool comparing = parser.isSet(compare);
     auto startNext = [&window, engines, nextRun] {
         if (*nextRun >= engines.size()) return;
         const QString engine = engines[(*nextRun)++];
@@ -110,10 +136,24 @@ int main(int argc, char** argv) {
                                  if (*nextTune >= tuners.size() && !window.tuningView()->isRunning()) grabAndQuit();
                              });
         else if (engines.isEmpty())
-            QObject::connect(&window, &graphopt::ui::MainWindow::layoutReady, &window, grabAndQuit);
+            QObject::connect(&window, &graphopt::ui::MainWindow::layoutReady, &window, [grabAndQuit, comparing, showComparison] {
+                if (comparing) showComparison();
+                grabAndQuit();
+            }, Qt::SingleShotConnection);
         else
-            QObject::connect(&window, &graphopt::ui::MainWindow::runFinished, &window, [nextRun, engines, grabAndQuit] {
-                if (*nextRun >= engines.size()) grabAndQuit();
+            QObject::connect(&window, &graphopt::ui::MainWindow::runFinished, &window,
+                             [finishedRuns, engines, grabAndQuit, comparing, showComparison] {
+                                 if (*finishedRuns < engines.size()) return;
+                                 if (comparing) showComparison();
+                                 grabAndQuit();
+                             });
+    } else if (comparing) {
+        if (engines.isEmpty())
+            QObject::connect(&window, &graphopt::ui::MainWindow::layoutReady, &window, showComparison,
+                             Qt::SingleShotConnection);
+        else
+            QObject::connect(&window, &graphopt::ui::MainWindow::runFinished, &window, [finishedRuns, engines, showComparison] {
+                if (*finishedRuns >= engines.size()) showComparison();
             });
         QObject::connect(&window, &graphopt::ui::MainWindow::loadFailed, &window, [](const QString& message) {
             std::fprintf(stderr, "%s\n", qPrintable(message));

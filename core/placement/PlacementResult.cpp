@@ -52,6 +52,16 @@ RunResult PlacementResult::toRunResult() const {
     return r;
 }
 
+PlacementResult PlacementResult::fromRunResult(const RunResult& stored) {
+    nlohmann::json j = stored.costs.is_object() ? stored.costs : nlohmann::json::object();
+    if (stored.cost) j["cost"] = *stored.cost;
+    if (!stored.placement.is_null()) j["placement"] = stored.placement;
+    if (!stored.schedule.is_null()) j["schedule"] = stored.schedule;
+    PlacementResult r = fromJson(j);
+    if (r.order.empty()) r.order = r.schedule.order;  // the store keeps the order in the schedule
+    return r;
+}
+
 PlacementResult PlacementResult::fromJson(const nlohmann::json& j) {
     PlacementResult r;
     r.engine = j.value("engine", "");

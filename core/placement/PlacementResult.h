@@ -37,6 +37,8 @@ struct PlacementResult : RunOutcome {
     // with includeSchedule the full schedule (ops, transfers, memory curves).
     nlohmann::json toJson(bool includeSchedule = false) const;
     static PlacementResult fromJson(const nlohmann::json& j);  // inverse of toJson
+    // A placement run's stored result (RunResult: costs, placement, schedule) back as a result.
+    static PlacementResult fromRunResult(const RunResult& r);
 
     RunStatus status() const override { return cancelled ? RunStatus::Cancelled : RunStatus::Finished; }
     // cost: the objective; placement: node name -> device name; schedule: the full schedule;
