@@ -337,8 +337,8 @@ TEST(ScheduleSimulator, PrioritiesCloserThanAFloatAreOrdered) {
 TEST(ScheduleSimulator, RefusesGraphsWhoseBytesCannotBeSummed) {
     GraphBuilder b;
     const int x = b.input("x", 8);
-    const int a = b.op("A", {x}, int64_t(1) << 62, 1.0);
-    b.op("huge", {a}, int64_t(1) << 62, 1.0, 0, true);
+    const int a = b.op("A", {x}, int64_t(1) << 61, 1.0);
+    b.op("huge", {a}, int64_t(1) << 61, 1.0, 0, true);  // with x and A: 2^62 + 8 bytes
     b.g.finalize();
     try {
         ScheduleProblem p(b.g, test::testDevices(2, 1.0, 1e9), ScheduleOptions{});
