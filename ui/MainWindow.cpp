@@ -33,6 +33,7 @@
 #include "LayoutJob.h"
 #include "ModelLoader.h"
 #include "RunsBrowser.h"
+#include "TrainingView.h"
 #include "MemoryChartView.h"
 #include "ScheduleView.h"
 #include "TuningView.h"
@@ -82,6 +83,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     central_->setDocumentMode(true);
     central_->addTab(view_, tr("Graph and placement"));
     central_->addTab(tuningView_, tr("Kernel tuning"));
+    trainingView_ = new TrainingView(this);
+    central_->addTab(trainingView_, tr("Policy training"));
     runsBrowser_ = new RunsBrowser(this);
     central_->addTab(runsBrowser_, tr("Runs"));
     connect(runsBrowser_, &RunsBrowser::openRunRequested, this, [this](qint64 id) {
@@ -185,11 +188,14 @@ void MainWindow::setDatabasePath(const QString& path) {
     dbPath_ = path;
     tuningView_->setDatabasePath(path);
     runsBrowser_->setDatabasePath(path);
+    trainingView_->setDatabasePath(path);
 }
 
 void MainWindow::showTuning() { central_->setCurrentWidget(tuningView_); }
 
 void MainWindow::showRuns() { central_->setCurrentWidget(runsBrowser_); }
+
+void MainWindow::showTraining() { central_->setCurrentWidget(trainingView_); }
 
 bool MainWindow::whenModelShown(const QString& path, std::function<void()> action, QString* error) {
     if (path.isEmpty() || !QFileInfo::exists(path)) {
@@ -239,6 +245,12 @@ bool MainWindow::openStoredRun(qint64 runId, QString* error) {
                 QString why;
                 if (!tuningView_->openStoredRun(runId, &why)) statusBar()->showMessage(why, 8000);
             }, error);
+        }
+        if (s.run.kind == "training") {
+            showTraining();
+            QString why;
+            if (!trainingView_->showStoredRun(runId, &why)) return fail(why);
+            return true;
         }
         return fail(tr("Run %1 is a %2 run: the application has no view of that kind of run yet "
                        "(graphopt runs show %1 prints it).")
@@ -310,6 +322,8 @@ void MainWindow::buildDocks() {
     propDock->setWidget(properties_);
     addDockWidget(Qt::RightDockWidgetArea, propDock);
     runPanel_ = new RunPanel(this);
+    // A policy trained in the training tab is offered at once.
+    connect(trainingView_, &TrainingView::policyRegistered, runPanel_, &RunPanel::refreshPolicyChoices);
     auto* runDock = new QDockWidget(tr("Placement run"), this);
     runDock->setObjectName("runDock");
     runDock->setWidget(runPanel_);

@@ -41,6 +41,7 @@ class NodeTableModel;
 class BackgroundJob;
 class RunPanel;
 class RunsBrowser;
+class TrainingView;
 
 struct LoadOutcome {
     std::shared_ptr<const Graph> graph;
@@ -70,6 +71,8 @@ public:
     void showGraph();
     void showRuns();
     RunsBrowser* runsBrowser() const { return runsBrowser_; }
+    TrainingView* trainingView() const { return trainingView_; }
+    void showTraining();
     // Shows a stored run: opens its model when another one is shown, then a placement run's
     // placement (device colours, Gantt, memory), a tuning run's convergence and clusters. False
     // with the reason when it cannot (the model file is gone, a kind with no view yet).
@@ -141,6 +144,7 @@ private:
     QTimer* layoutNotice_ = nullptr;
     RunPanel* runPanel_ = nullptr;
     RunsBrowser* runsBrowser_ = nullptr;
+    TrainingView* trainingView_ = nullptr;
     std::function<void()> afterLayout_;  // a stored run or comparison waiting for its model
     BackgroundJob* runJob_ = nullptr;
     RunSpec runSpec_;  // of the run going or last run

@@ -1,6 +1,9 @@
 #include "RunPanel.h"
 
 #include <QCheckBox>
+#include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -19,6 +22,8 @@
 
 #include "placement/DeviceModel.h"
 #include "placement/PlacementEngines.h"
+#include "placement/RegalPolicy.h"
+#include "run/ResourceLocator.h"
 
 namespace graphopt::ui {
 
@@ -63,7 +68,18 @@ QWidget* makeEditor(const ParamSpec& p, QWidget* parent) {
             break;
         }
         case ParamSpec::Type::String: {
-            if (!p.choices.empty()) {
+            if (p.name == "policy") {
+                // The policy chooser: the shipped policy (empty), the user's trained policies for
+                // the objective and devices (refreshPolicyChoices), or any file typed in.
+                auto* c = new QComboBox(parent);
+                c->setEditable(true);
+                c->lineEdit()->setPlaceholderText(QObject::tr("shipped policy for the objective and devices"));
+                c->lineEdit()->setClearButtonEnabled(true);
+                c->setInsertPolicy(QComboBox::NoInsert);
+                c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+                c->setMinimumContentsLength(12);
+                w = c;
+            } else if (!p.choices.empty()) {
                 auto* c = new QComboBox(parent);
                 for (const auto& choice : p.choices) c->addItem(QString::fromStdString(choice));
                 if (p.defaultValue.is_string()) c->setCurrentText(QString::fromStdString(p.defaultValue.get<std::string>()));
@@ -89,7 +105,12 @@ nlohmann::json valueOf(const ParamSpec& p, QWidget* w) {
     if (auto* s = qobject_cast<QSpinBox*>(w)) return s->value();
     if (auto* s = qobject_cast<QDoubleSpinBox*>(w)) return s->value();
     if (auto* c = qobject_cast<QCheckBox*>(w)) return c->isChecked();
-    if (auto* c = qobject_cast<QComboBox*>(w)) return c->currentText().toStdString();
+    if (auto* c = qobject_cast<QComboBox*>(w)) {
+        const QString t = c->currentText().trimmed();
+        if (c->isEditable() && t.isEmpty()) return nullptr;  // an empty editable choice: the default
+        const QVariant path = c->currentData();
+        return (path.isValid() && c->itemText(c->currentIndex()) == c->currentText() ? path.toString() : t).toStdString();
+    }
     if (auto* e = qobject_cast<QLineEdit*>(w)) {
         const QString t = e->text().trimmed();
         return t.isEmpty() ? nlohmann::json() : nlohmann::json(t.toStdString());
@@ -171,6 +192,8 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
         rebuildParameters();
         updateEnabled();
     });
+    connect(objective_, &QComboBox::currentIndexChanged, this, &RunPanel::refreshPolicyChoices);
+    connect(devices_, &QComboBox::currentIndexChanged, this, &RunPanel::refreshPolicyChoices);
 
     QSettings settings;
     RunSpec saved;
@@ -207,6 +230,10 @@ void RunPanel::rebuildParameters() {
         label->setToolTip(w->toolTip());
         paramsForm_->addRow(label, w);
         paramWidgets_.insert(QString::fromStdString(p.name), w);
+        if (p.name == "policy") {
+            refreshPolicyChoices();
+            if (kept.contains(p.name) && !kept[p.name].is_null()) setValue(w, kept[p.name]);
+        }
     }
     params_->setTitle(tr("%1 parameters").arg(engine));
 }
@@ -261,6 +288,38 @@ void RunPanel::updateEnabled() {
     cancel_->setEnabled(running_);
     for (QWidget* w : std::initializer_list<QWidget*>{engine_, objective_, devices_, budget_, seed_, threads_, params_})
         w->setEnabled(!running_);
+}
+
+QStringList RunPanel::policyChoices() const {
+    QStringList out;
+    if (auto* c = qobject_cast<QComboBox*>(paramWidgets_.value("policy")))
+        for (int i = 0; i < c->count(); ++i) out << c->itemData(i).toString();
+    return out;
+}
+
+void RunPanel::refreshPolicyChoices() {
+    auto* c = qobject_cast<QComboBox*>(paramWidgets_.value("policy"));
+    if (!c) return;
+    const QString typed = c->currentText();
+    const std::string objective = objective_->currentData().toString().toStdString();
+    const std::string devices = devices_->currentText().toStdString();
+    c->blockSignals(true);
+    c->clear();
+    c->addItem(QString(), QString());  // the shipped policy
+    const QDir dir(QString::fromStdString(userPolicyDir()));
+    for (const QFileInfo& f : dir.entryInfoList({"*.json"}, QDir::Files, QDir::Time)) {
+        try {
+            const regal::PolicyFile p = regal::readPolicyFile(f.absoluteFilePath().toStdString());
+            if (p.objective != objective || p.devices != devices) continue;
+            c->addItem(tr("%1 (trained %2)").arg(f.completeBaseName(), f.lastModified().toString("yyyy-MM-dd HH:mm")),
+                       f.absoluteFilePath());
+            c->setItemData(c->count() - 1, f.absoluteFilePath(), Qt::ToolTipRole);
+        } catch (const std::exception&) {
+            // Not a policy file, or a damaged one: not offered.
+        }
+    }
+    c->setCurrentText(typed);
+    c->blockSignals(false);
 }
 
 }  // namespace graphopt::ui

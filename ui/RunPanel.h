@@ -34,6 +34,10 @@ public:
     void setStatus(const QString& text);
     // The widget of a parameter of the current engine (objectName "param:NAME"), or nullptr.
     QWidget* parameterWidget(const QString& name) const { return paramWidgets_.value(name, nullptr); }
+    // The policy chooser (engine regal): re-reads the user's policy folder (userPolicyDir) and
+    // offers the policies trained for the current objective and devices, after the shipped one.
+    void refreshPolicyChoices();
+    QStringList policyChoices() const;  // the files offered; "" first = the shipped policy
 
 signals:
     void startRequested();

@@ -42,6 +42,16 @@ std::vector<std::string> policySearchDirs() {
     return dirs;
 }
 
+std::string userPolicyDir() {
+    if (std::string env = envDir("GRAPHOPT_USER_POLICY_DIR"); !env.empty()) return env;
+    std::string base = envDir("XDG_DATA_HOME");
+    if (base.empty()) {
+        const char* home = std::getenv("HOME");
+        base = std::string(home && *home ? home : ".") + "/.local/share";
+    }
+    return base + "/graphopt-studio/policies";
+}
+
 std::string bundledModelPath(const std::string& fileName) {
     const fs::path p = fs::path(modelsDir()) / fileName;
     std::error_code ec;

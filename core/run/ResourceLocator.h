@@ -18,6 +18,10 @@ std::string modelsDir();    // resourcesDir()/models
 std::string policiesDir();  // resourcesDir()/policies
 // Every folder searched for a policy file, in order (existing or not).
 std::vector<std::string> policySearchDirs();
+// Where policies the user trains go (the GUI's training view writes there, its run panel lists
+// them): $GRAPHOPT_USER_POLICY_DIR, else $XDG_DATA_HOME/graphopt-studio/policies, else
+// ~/.local/share/graphopt-studio/policies. Not created here.
+std::string userPolicyDir();
 // resourcesDir()/models/FILE when it exists, else "".
 std::string bundledModelPath(const std::string& fileName);
 

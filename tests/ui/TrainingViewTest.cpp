@@ -1,0 +1,104 @@
+// Policy training from the application: epochs plotted as they arrive, cancel keeps the
+// checkpoint, resume goes on from it, and the finished policy is offered by the run panel.
+#include <gtest/gtest.h>
+
+#include <QComboBox>
+#include <QFileInfo>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "MainWindow.h"
+#include "RunPanel.h"
+#include "TrainingView.h"
+#include "store/RunStore.h"
+
+using graphopt::ui::MainWindow;
+using graphopt::ui::TrainingView;
+
+namespace {
+
+void tiny(TrainingView* t, int epochs) {
+    t->setObjective("memory");
+    t->setDevices("2xgpu-pcie");
+    t->setEpochs(epochs);
+    t->setBudget(100);
+    t->setSamples(1);
+    t->setSizes("30");
+    t->setSeed(3);
+}
+
+}  // namespace
+
+TEST(TrainingView, OneEpochFromTheGuiGivesAPolicyTheRunPanelOffers) {
+    QTemporaryDir dir;
+    qputenv("GRAPHOPT_USER_POLICY_DIR", dir.filePath("policies").toLocal8Bit());
+    const QString db = dir.filePath("runs.db");
+    MainWindow w;
+    w.setDatabasePath(db);
+    TrainingView* t = w.trainingView();
+    tiny(t, 1);
+    QSignalSpy finished(t, &TrainingView::trainingFinished);
+    QString error;
+    ASSERT_TRUE(t->startTraining(&error)) << error.toStdString();
+    ASSERT_TRUE(finished.wait(600000));
+    const QString policy = finished.first().first().toString();
+    ASSERT_FALSE(policy.isEmpty()) << t->statusText().toStdString();
+    EXPECT_TRUE(QFileInfo::exists(policy));
+    EXPECT_TRUE(policy.startsWith(dir.filePath("policies")));
+    EXPECT_EQ(t->epochsPlotted(), 1);
+
+    // Registered in the store with its training run, and offered for memory on 2xgpu-pcie only.
+    graphopt::RunStore store(db.toStdString());
+    ASSERT_EQ(store.policies().size(), 1u);
+    EXPECT_TRUE(store.policies()[0].trainingRunId.has_value());
+    graphopt::RunSpec spec = w.runPanel()->spec();
+    spec.engine = "regal";
+    spec.objective = "memory";
+    spec.devices = "2xgpu-pcie";
+    w.runPanel()->setSpec(spec);
+    EXPECT_TRUE(w.runPanel()->policyChoices().contains(policy)) << w.runPanel()->policyChoices().join(",").toStdString();
+    spec.objective = "runtime";
+    w.runPanel()->setSpec(spec);
+    EXPECT_FALSE(w.runPanel()->policyChoices().contains(policy));
+    // Choosing it puts it in the run's parameters.
+    spec.objective = "memory";
+    w.runPanel()->setSpec(spec);
+    auto* chooser = qobject_cast<QComboBox*>(w.runPanel()->parameterWidget("policy"));
+    ASSERT_NE(chooser, nullptr);
+    chooser->setCurrentIndex(chooser->findData(policy));
+    EXPECT_EQ(w.runPanel()->spec().params.value("policy", std::string()), policy.toStdString());
+    chooser->setCurrentIndex(0);
+    EXPECT_FALSE(w.runPanel()->spec().params.contains("policy"));  // the shipped one
+
+    // The stored run opens in the training tab with its curve.
+    TrainingView fresh;
+    fresh.setDatabasePath(db);
+    ASSERT_TRUE(fresh.showStoredRun(store.policies()[0].trainingRunId.value(), &error)) << error.toStdString();
+    EXPECT_EQ(fresh.epochsPlotted(), 1);
+    qunsetenv("GRAPHOPT_USER_POLICY_DIR");
+}
+
+TEST(TrainingView, CancelKeepsTheCheckpointAndResumeGoesOn) {
+    QTemporaryDir dir;
+    qputenv("GRAPHOPT_USER_POLICY_DIR", dir.filePath("policies").toLocal8Bit());
+    TrainingView t;
+    t.setDatabasePath(dir.filePath("runs.db"));
+    tiny(&t, 20);
+    QSignalSpy finished(&t, &TrainingView::trainingFinished);
+    QString error;
+    ASSERT_TRUE(t.startTraining(&error)) << error.toStdString();
+    // Cancel once the first epoch is plotted: the run stops within the next one.
+    ASSERT_TRUE(QTest::qWaitFor([&] { return t.epochsPlotted() >= 1 || finished.count() > 0; }, 600000));
+    t.cancel();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return finished.count() == 1; }, 600000));
+    EXPECT_TRUE(finished.last().first().toString().isEmpty()) << t.statusText().toStdString();
+    const int done = t.epochsPlotted();
+    EXPECT_LT(done, 20);
+    EXPECT_TRUE(QFileInfo::exists(t.lastCheckpointPath())) << t.lastCheckpointPath().toStdString();
+    ASSERT_TRUE(t.resumeTraining(&error)) << error.toStdString();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return finished.count() == 2; }, 600000));
+    EXPECT_FALSE(finished.last().first().toString().isEmpty()) << t.statusText().toStdString();
+    EXPECT_EQ(t.epochsPlotted(), 20);  // the curve goes on from the checkpoint's epoch
+    qunsetenv("GRAPHOPT_USER_POLICY_DIR");
+}
