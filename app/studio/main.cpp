@@ -10,6 +10,7 @@
 
 #include "MainWindow.h"
 #include "RunsBrowser.h"
+#include "TrainingView.h"
 #include "RunPanel.h"
 #include "TuningView.h"
 #include "placement/RegalEngine.h"
@@ -57,6 +58,11 @@ int main(int argc, char** argv) {
                                "runs --run made (after they finish; with --screenshot: grab then).",
                                "ids");
     parser.addOption(compare);
+    QCommandLineOption train("train",
+                             "Train a REGAL policy for <epochs> epochs in the Policy training tab with its other "
+                             "settings (with --screenshot: grab when it ends).",
+                             "epochs");
+    parser.addOption(train);
     parser.process(app);
 
     graphopt::ui::MainWindow window;
@@ -120,6 +126,14 @@ int main(int argc, char** argv) {
         }, Qt::SingleShotConnection);
         QObject::connect(window.tuningView(), &graphopt::ui::TuningView::allTuningFinished, &window, tuneNext);
     }
+    const bool training = parser.isSet(train);
+    if (training)
+        QObject::connect(&window, &graphopt::ui::MainWindow::layoutReady, &window, [&window, epochs = parser.value(train).toInt()] {
+            window.showTraining();
+            window.trainingView()->setEpochs(std::max(1, epochs));
+            QString error;
+            if (!window.trainingView()->startTraining(&error)) std::fprintf(stderr, "cannot train: %s\n", qPrintable(error));
+        }, Qt::SingleShotConnection);
     if (parser.isSet(screenshot)) {
         const QString png = parser.value(screenshot);
         auto grabAndQuit = [&window, png] {
@@ -130,7 +144,10 @@ int main(int argc, char** argv) {
                 QCoreApplication::exit(ok ? 0 : 1);
             });
         };
-        if (!tuners.isEmpty())
+        if (training)
+            QObject::connect(window.trainingView(), &graphopt::ui::TrainingView::trainingFinished, &window,
+                             [grabAndQuit](const QString&) { grabAndQuit(); });
+        else if (!tuners.isEmpty())
             QObject::connect(window.tuningView(), &graphopt::ui::TuningView::allTuningFinished, &window,
                              [&window, nextTune, tuners, grabAndQuit] {
                                  if (*nextTune >= tuners.size() && !window.tuningView()->isRunning()) grabAndQuit();
