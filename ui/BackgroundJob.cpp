@@ -29,6 +29,7 @@ void JobContext::measurement(const TuningMeasurement& m) {
 }
 
 BackgroundJob::BackgroundJob(QObject* parent) : QObject(parent) {
+    pool_.setMaxThreadCount(2);
     qRegisterMetaType<graphopt::ProgressEvent>();
     qRegisterMetaType<graphopt::TuningMeasurement>();
     throttle_.setInterval(kDefaultProgressIntervalMs);
@@ -63,7 +64,7 @@ void BackgroundJob::start(Work work) {
     ctx.shared_ = current_;
     ctx.token_ = token_;
     QPointer<BackgroundJob> self(this);
-    futures_.push_back(QtConcurrent::run([ctx, work = std::move(work), self, generation]() mutable {
+    futures_.push_back(QtConcurrent::run(&pool_, [ctx, work = std::move(work), self, generation]() mutable {
         std::any result;
         QString error;
         try {

@@ -17,6 +17,7 @@
 
 #include <QElapsedTimer>
 #include <QFuture>
+#include <QThreadPool>
 #include <QList>
 #include <QObject>
 #include <QTimer>
@@ -100,6 +101,10 @@ private:
     std::shared_ptr<JobContext::Shared> current_;  // the running job's queue
     std::shared_ptr<CancellationToken> token_;
     QList<QFuture<void>> futures_;  // every job not yet returned, superseded ones included
+    // This object's own threads: jobs of different objects (a training, a tuning, a placement
+    // and a layout at once) never wait for each other, as they would in Qt's global pool of one
+    // thread per core. Two: a superseded job winding down and the job that replaced it.
+    QThreadPool pool_;
     quint64 generation_ = 0;
     bool running_ = false;
     qint64 runId_ = -1;
