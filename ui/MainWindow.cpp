@@ -34,6 +34,8 @@
 #include "ModelLoader.h"
 #include "RunsBrowser.h"
 #include "TrainingView.h"
+#include "PolicyNodeView.h"
+#include "placement/RegalEngine.h"
 #include "MemoryChartView.h"
 #include "ScheduleView.h"
 #include "TuningView.h"
@@ -97,6 +99,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     // so it gets the whole window. The docks come back, as they were, with the graph tab.
     connect(central_, &QTabWidget::currentChanged, this, [this](int index) {
         const bool tuning = central_->widget(index) != view_;  // tuning and runs take the whole window
+        // The docks' layout as the user left it on the graph tab: what closing the window saves
+        // while another tab hides them (else the next start would have no docks).
+        if (tuning && !docksHidden_) graphTabState_ = saveState();
+        docksHidden_ = tuning;
         for (QDockWidget* dock : findChildren<QDockWidget*>()) {
             if (tuning) {
                 dock->setProperty("visibleBeforeTuning", dock->isVisible());
@@ -174,9 +180,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 }
 
 MainWindow::~MainWindow() {
+    // Child widgets outlive this object's members while Qt deletes them, and some signal on the
+    // way (the graph's selection is cleared, a tab changes): nothing may call back in here.
+    for (QObject* sender : std::initializer_list<QObject*>{view_, results_, central_, runsBrowser_, trainingView_})
+        if (sender) sender->disconnect(this);
     QSettings settings;
     settings.setValue("mainWindow/geometry", saveGeometry());
-    settings.setValue("mainWindow/state", saveState());
+    settings.setValue("mainWindow/state", docksHidden_ && !graphTabState_.isEmpty() ? graphTabState_ : saveState());
     settings.setValue("view/horizontal", horizontal_->isChecked());
     if (loadCancel_) loadCancel_->store(true);  // kills a reader still running
     loadWatcher_.waitForFinished();
@@ -196,6 +206,11 @@ void MainWindow::showTuning() { central_->setCurrentWidget(tuningView_); }
 void MainWindow::showRuns() { central_->setCurrentWidget(runsBrowser_); }
 
 void MainWindow::showTraining() { central_->setCurrentWidget(trainingView_); }
+
+void MainWindow::showPolicyTab() {
+    results_->setCurrentWidget(policyView_);
+    updatePolicyView();
+}
 
 bool MainWindow::whenModelShown(const QString& path, std::function<void()> action, QString* error) {
     if (path.isEmpty() || !QFileInfo::exists(path)) {
@@ -337,6 +352,10 @@ void MainWindow::buildDocks() {
     results_->addTab(schedule_, tr("Schedule"));
     memory_ = new MemoryChartView(results_);
     results_->addTab(memory_, tr("Memory"));
+    policyView_ = new PolicyNodeView(results_);
+    policyView_->setObjectName("policyNodeView");
+    results_->addTab(policyView_, tr("REGAL policy"));
+    connect(results_, &QTabWidget::currentChanged, this, [this] { updatePolicyView(); });
     connect(schedule_, &ScheduleView::opClicked, this, [this](int node) { view_->selectNode(node); });
     auto* resultsDock = new QDockWidget(tr("Results"), this);
     resultsDock->setObjectName("resultsDock");
@@ -524,7 +543,7 @@ void MainWindow::openModel(const QString& path) {
     ModelLoadOptions options;
     options.cliPath = layoutJob_->cliPath();
     options.timeoutMs = loadTimeoutMs_;
-    loadWatcher_.setFuture(QtConcurrent::run([path, options, cancel = loadCancel_]() {
+    loadWatcher_.setFuture(QtConcurrent::run(&loadPool_, [path, options, cancel = loadCancel_]() {
         LoadOutcome out;
         out.path = path;
         try {
@@ -550,6 +569,7 @@ void MainWindow::onLoadFinished() {
         emit loadFailed(out.error);
         return;
     }
+    policyKey_.clear();  // a new graph: its explanation is computed again
     currentPath_ = out.path;
     graph_ = out.graph;
     lastResult_.reset();
@@ -620,7 +640,35 @@ void MainWindow::onLayoutFinished(const GraphLayout& layout) {
     emit layoutReady();
 }
 
+void MainWindow::updatePolicyView() {
+    if (!graph_ || results_->currentWidget() != policyView_) return;
+    const RunSpec spec = runPanel_->spec();
+    const std::string policy = spec.params.is_object() ? spec.params.value("policy", std::string()) : std::string();
+    const std::string key = std::to_string(reinterpret_cast<uintptr_t>(graph_.get())) + "|" + spec.objective + "|" +
+                            spec.devices + "|" + policy;
+    if (key != policyKey_) {
+        policyKey_.clear();
+        try {
+            const DeviceModel devices = DeviceModel::load(spec.devices);
+            auto ex = std::make_shared<const regal::PolicyExplanation>(
+                regal::explainPolicy(*graph_, devices, spec.objective, policy));
+            QStringList names;
+            for (const auto& d : devices.devices) names << QString::fromStdString(d.name);
+            policyView_->setExplanation(graph_, ex, names);
+            policyKey_ = key;
+        } catch (const std::exception& e) {
+            policyView_->setExplanation(nullptr, nullptr, {});
+            policyView_->setMessage(tr("No REGAL policy to show for %1 on %2: %3")
+                                        .arg(QString::fromStdString(spec.objective), QString::fromStdString(spec.devices),
+                                             QString::fromStdString(e.what())));
+            return;
+        }
+    }
+    policyView_->showNode(view_->selectedNode());
+}
+
 void MainWindow::showNodeProperties(int node) {
+    updatePolicyView();
     if (!graph_ || node < 0 || node >= static_cast<int>(graph_->nodeCount())) {
         properties_->clear();
         return;

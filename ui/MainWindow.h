@@ -4,6 +4,7 @@
 
 #include <QFutureWatcher>
 #include <QMainWindow>
+#include <QThreadPool>
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -42,6 +43,7 @@ class BackgroundJob;
 class RunPanel;
 class RunsBrowser;
 class TrainingView;
+class PolicyNodeView;
 
 struct LoadOutcome {
     std::shared_ptr<const Graph> graph;
@@ -72,6 +74,9 @@ public:
     void showRuns();
     RunsBrowser* runsBrowser() const { return runsBrowser_; }
     TrainingView* trainingView() const { return trainingView_; }
+    PolicyNodeView* policyNodeView() const { return policyView_; }
+    // Shows the REGAL policy tab of the results (the selected node's key distributions).
+    void showPolicyTab();
     void showTraining();
     // Shows a stored run: opens its model when another one is shown, then a placement run's
     // placement (device colours, Gantt, memory), a tuning run's convergence and clusters. False
@@ -117,6 +122,7 @@ private:
     void startLayout();
     void onLayoutFinished(const GraphLayout& layout);
     void showNodeProperties(int node);
+    void updatePolicyView();  // the REGAL policy tab: the selected node under the run panel's policy
     void onRunFinished();
     void applyPlacementToView();
     void showPlacementResult(const PlacementResult& result, const QString& prefix, const QString& suffix);
@@ -145,6 +151,10 @@ private:
     RunPanel* runPanel_ = nullptr;
     RunsBrowser* runsBrowser_ = nullptr;
     TrainingView* trainingView_ = nullptr;
+    PolicyNodeView* policyView_ = nullptr;
+    std::string policyKey_;
+    bool docksHidden_ = false;  // a tab other than the graph is shown, its docks hidden
+    QByteArray graphTabState_;  // saveState() when the graph tab was left  // graph, objective, devices and policy of the explanation shown
     std::function<void()> afterLayout_;  // a stored run or comparison waiting for its model
     BackgroundJob* runJob_ = nullptr;
     RunSpec runSpec_;  // of the run going or last run
@@ -156,6 +166,7 @@ private:
     std::unique_ptr<PlacementResult> lastResult_;
     qint64 chartKey_ = 0;
     QFutureWatcher<LoadOutcome> loadWatcher_;
+    QThreadPool loadPool_;  // model loads never queue behind runs in Qt's global pool
     std::shared_ptr<const Graph> graph_;
     QString currentPath_;
     int loadGeneration_ = 0;  // a newer openModel() makes older results stale

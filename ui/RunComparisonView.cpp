@@ -54,6 +54,12 @@ RunComparisonView::RunComparisonView(QWidget* parent) : QWidget(parent) {
     chartView_->chart()->legend()->setAlignment(Qt::AlignBottom);
     chartView_->chart()->setMargins(QMargins(4, 4, 4, 4));
     chartView_->setMinimumHeight(200);
+    x_ = new QValueAxis;
+    y_ = new QValueAxis;
+    y_->setTitleText(tr("best cost so far"));
+    y_->setLabelFormat("%.4g");
+    chartView_->chart()->addAxis(x_, Qt::AlignBottom);
+    chartView_->chart()->addAxis(y_, Qt::AlignLeft);
     split->addWidget(chartView_);
     figures_ = new QTableWidget;
     figures_->setObjectName("compareFigures");
@@ -196,18 +202,10 @@ void RunComparisonView::showRuns(RunStore& store, const std::vector<int64_t>& ru
 void RunComparisonView::redrawCurves() {
     QChart* chart = chartView_->chart();
     chart->removeAllSeries();
-    for (QAbstractAxis* a : chart->axes()) {
-        chart->removeAxis(a);
-        delete a;
-    }
-    auto* x = new QValueAxis;
-    auto* y = new QValueAxis;
+    QValueAxis* x = x_;
+    QValueAxis* y = y_;
     x->setTitleText(xAxis_ == XAxis::WallClock ? tr("seconds") : tr("evaluations"));
-    y->setTitleText(tr("best cost so far"));
-    y->setLabelFormat("%.4g");
     x->setLabelFormat(xAxis_ == XAxis::WallClock ? "%.3g" : "%.0f");
-    chart->addAxis(x, Qt::AlignBottom);
-    chart->addAxis(y, Qt::AlignLeft);
     double maxX = 1, minY = std::numeric_limits<double>::max(), maxY = std::numeric_limits<double>::lowest();
     for (size_t i = 0; i < curves_.size(); ++i) {
         const Curve& c = curves_[i];

@@ -18,6 +18,7 @@ class QLabel;
 class QPushButton;
 class QSplitter;
 class QTableWidget;
+class QValueAxis;
 
 namespace graphopt {
 class RunStore;
@@ -61,6 +62,8 @@ private:
     QString graphPath_;
     QSplitter* split_ = nullptr;
     QChartView* chartView_ = nullptr;
+    QValueAxis* x_ = nullptr;
+    QValueAxis* y_ = nullptr;
     QComboBox* axisChoice_ = nullptr;
     QTableWidget* figures_ = nullptr;
     QLabel* differences_ = nullptr;

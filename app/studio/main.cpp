@@ -12,6 +12,7 @@
 #include "RunsBrowser.h"
 #include "TrainingView.h"
 #include "RunPanel.h"
+#include "GraphView.h"
 #include "TuningView.h"
 #include "placement/RegalEngine.h"
 #include "run/ResourceLocator.h"
@@ -63,6 +64,11 @@ int main(int argc, char** argv) {
                              "settings (with --screenshot: grab when it ends).",
                              "epochs");
     parser.addOption(train);
+    QCommandLineOption explain("explain",
+                               "After the layout, select the first node whose name contains <text> and show, in the "
+                               "REGAL policy tab, the key distributions the policy chose for it (engine regal).",
+                               "text");
+    parser.addOption(explain);
     parser.process(app);
 
     graphopt::ui::MainWindow window;
@@ -126,6 +132,14 @@ int main(int argc, char** argv) {
         }, Qt::SingleShotConnection);
         QObject::connect(window.tuningView(), &graphopt::ui::TuningView::allTuningFinished, &window, tuneNext);
     }
+    const bool explaining = parser.isSet(explain);
+    auto showExplanation = [&window, text = parser.value(explain)] {
+        graphopt::RunSpec spec = window.runPanel()->spec();
+        spec.engine = "regal";
+        window.runPanel()->setSpec(spec);
+        if (window.graphView()->findNext(text) < 0) std::fprintf(stderr, "no node matches %s\n", qPrintable(text));
+        window.showPolicyTab();
+    };
     const bool training = parser.isSet(train);
     if (training)
         QObject::connect(&window, &graphopt::ui::MainWindow::layoutReady, &window, [&window, epochs = parser.value(train).toInt()] {
@@ -153,7 +167,9 @@ int main(int argc, char** argv) {
                                  if (*nextTune >= tuners.size() && !window.tuningView()->isRunning()) grabAndQuit();
                              });
         else if (engines.isEmpty())
-            QObject::connect(&window, &graphopt::ui::MainWindow::layoutReady, &window, [grabAndQuit, comparing, showComparison] {
+            QObject::connect(&window, &graphopt::ui::MainWindow::layoutReady, &window,
+                             [grabAndQuit, comparing, showComparison, explaining, showExplanation] {
+                if (explaining) showExplanation();
                 if (comparing) showComparison();
                 grabAndQuit();
             }, Qt::SingleShotConnection);
@@ -164,6 +180,8 @@ int main(int argc, char** argv) {
                                  if (comparing) showComparison();
                                  grabAndQuit();
                              });
+    } else if (explaining) {
+        QObject::connect(&window, &graphopt::ui::MainWindow::layoutReady, &window, showExplanation, Qt::SingleShotConnection);
     } else if (comparing) {
         if (engines.isEmpty())
             QObject::connect(&window, &graphopt::ui::MainWindow::layoutReady, &window, showComparison,

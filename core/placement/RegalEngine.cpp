@@ -24,6 +24,24 @@ std::unique_ptr<PolicyModel> loadPolicyModel(const std::string& path, PolicyFile
     return model;
 }
 
+PolicyExplanation explainPolicy(const Graph& g, const DeviceModel& devices, const std::string& objective,
+                                const std::string& policyPath) {
+    PolicyExplanation out;
+    out.policyPath = policyPath.empty() ? findDefaultPolicy(objective, devices.name) : policyPath;
+    PolicyFile file;
+    auto model = loadPolicyModel(out.policyPath, &file);
+    if (model->config().devices != static_cast<int>(devices.devices.size()))
+        throw std::invalid_argument(out.policyPath + ": made for " + std::to_string(model->config().devices) +
+                                    " devices, not " + std::to_string(devices.devices.size()));
+    ScheduleOptions options;
+    options.objective = objectiveFromName(objective);
+    const ScheduleProblem problem(g, devices, options);
+    out.probabilities = model->predict(extractFeatures(g, devices, problem));
+    out.action = greedyAction(out.probabilities);
+    out.keysPerNode = out.probabilities.keysPerNode;
+    return out;
+}
+
 }  // namespace regal
 
 namespace {

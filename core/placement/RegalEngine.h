@@ -24,5 +24,19 @@ std::unique_ptr<PolicyModel> makePolicyModel(const PolicyConfig& config, uint64_
 // Reads a policy file into a network; errors are std::invalid_argument "PATH: reason".
 std::unique_ptr<PolicyModel> loadPolicyModel(const std::string& path, PolicyFile* file = nullptr);
 
+// What a policy proposes for every node of a graph, as the engine would use it: the network's
+// probabilities and the greedy action (per key a Beta(alpha, beta), per node a crossover
+// probability). The teaching view draws it. `policyPath` "" = the shipped policy for the
+// objective and the device model's name. Throws std::invalid_argument on a bad policy or a
+// policy made for another number of devices.
+struct PolicyExplanation {
+    std::string policyPath;
+    int keysPerNode = 0;
+    PolicyOutput probabilities;
+    PolicyAction action;
+};
+PolicyExplanation explainPolicy(const Graph& g, const DeviceModel& devices, const std::string& objective,
+                                const std::string& policyPath);
+
 }  // namespace regal
 }  // namespace graphopt

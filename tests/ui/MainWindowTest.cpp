@@ -126,6 +126,7 @@ TEST(MainWindow, RunsBrkgaLiveAndStoresTheRun) {
     ASSERT_TRUE(ready.wait(60000));
     graphopt::RunSpec spec = w.runPanel()->spec();
     spec.engine = "brkga";
+    spec.devices = "2xgpu-pcie";  // not what an earlier test left in the settings
     spec.budget = 1500;
     spec.seed = 3;
     w.runPanel()->setSpec(spec);
@@ -173,6 +174,7 @@ TEST(MainWindow, RegalRunsWithTheShippedPolicyAndOverlaysBrkga) {
         graphopt::RunSpec spec = w.runPanel()->spec();
         spec.engine = engine;
         spec.objective = "runtime";
+        spec.devices = "2xgpu-pcie";
         spec.budget = 1000;
         spec.seed = 2;
         w.runPanel()->setSpec(spec);

@@ -9,6 +9,8 @@
 #include <QTest>
 
 #include "MainWindow.h"
+#include "GraphView.h"
+#include "PolicyNodeView.h"
 #include "RunPanel.h"
 #include "TrainingView.h"
 #include "store/RunStore.h"
@@ -26,6 +28,18 @@ void tiny(TrainingView* t, int epochs) {
     t->setSamples(1);
     t->setSizes("30");
     t->setSeed(3);
+}
+
+// The run panel keeps its settings (QSettings) for the next window, and so for the next test in
+// this process: put back what the other tests expect.
+void restoreRunPanel(MainWindow& w) {
+    graphopt::RunSpec spec = w.runPanel()->spec();
+    spec.engine = "brkga";
+    spec.objective = "runtime";
+    spec.devices = "2xgpu-pcie";
+    spec.params = nlohmann::json::object();
+    w.runPanel()->setSpec(spec);
+    (void)w.runPanel()->spec();  // spec() is what saves them
 }
 
 }  // namespace
@@ -76,6 +90,7 @@ TEST(TrainingView, OneEpochFromTheGuiGivesAPolicyTheRunPanelOffers) {
     fresh.setDatabasePath(db);
     ASSERT_TRUE(fresh.showStoredRun(store.policies()[0].trainingRunId.value(), &error)) << error.toStdString();
     EXPECT_EQ(fresh.epochsPlotted(), 1);
+    restoreRunPanel(w);
     qunsetenv("GRAPHOPT_USER_POLICY_DIR");
 }
 
@@ -101,4 +116,44 @@ TEST(TrainingView, CancelKeepsTheCheckpointAndResumeGoesOn) {
     EXPECT_FALSE(finished.last().first().toString().isEmpty()) << t.statusText().toStdString();
     EXPECT_EQ(t.epochsPlotted(), 20);  // the curve goes on from the checkpoint's epoch
     qunsetenv("GRAPHOPT_USER_POLICY_DIR");
+}
+
+TEST(PolicyNodeView, BetaDensityIsADensity) {
+    using graphopt::ui::PolicyNodeView;
+    for (auto [a, b] : {std::pair{1.0, 1.0}, {2.0, 5.0}, {0.5, 0.5}, {5.0, 1.0}}) {
+        double integral = 0;
+        const int steps = 200000;
+        for (int i = 0; i < steps; ++i) integral += PolicyNodeView::betaDensity((i + 0.5) / steps, a, b) / steps;
+        EXPECT_NEAR(integral, 1.0, 0.01) << a << "," << b;
+    }
+    EXPECT_DOUBLE_EQ(PolicyNodeView::betaDensity(0.3, 1, 1), 1.0);
+}
+
+// A node selected on the graph shows the Beta distribution the shipped policy chose for each of
+// its keys (2 devices: 2 device keys and the priority key) beside Uniform(0,1), and its
+// crossover probability.
+TEST(PolicyNodeView, ShowsTheSelectedNodesKeyDistributions) {
+    MainWindow w;
+    QSignalSpy laidOut(&w, &MainWindow::layoutReady);
+    w.openModel(QStringLiteral(GRAPHOPT_SOURCE_DIR "/resources/models/resnet18.onnx"));
+    ASSERT_TRUE(laidOut.wait(60000));
+    graphopt::RunSpec spec = w.runPanel()->spec();
+    spec.engine = "regal";
+    spec.objective = "runtime";
+    spec.devices = "2xgpu-pcie";
+    w.runPanel()->setSpec(spec);
+    w.graphView()->selectNode(5);
+    w.showPolicyTab();
+    auto* v = w.policyNodeView();
+    EXPECT_EQ(v->shownNode(), 5);
+    EXPECT_EQ(v->curveCount(), 4);
+    EXPECT_TRUE(v->crossoverText().contains("crossover probability")) << v->crossoverText().toStdString();
+    w.graphView()->selectNode(7);
+    EXPECT_EQ(v->shownNode(), 7);
+    // Devices the shipped policies were not trained for: a message, not a crash.
+    spec.devices = "4xgpu-nvlink";
+    w.runPanel()->setSpec(spec);
+    w.showPolicyTab();
+    EXPECT_EQ(v->curveCount(), 0);
+    restoreRunPanel(w);
 }
