@@ -9,10 +9,12 @@
 //   3. otherwise an input consumed only in parameter slots of known ops (Conv's W and B, Gemm's
 //      B and C, BatchNormalization's scale/bias/mean/var, ...) is a weight.
 // Constant nodes become weight tensors too: their values are fixed parameters, not work.
+#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
 #include <filesystem>
+#include <functional>
 #include <set>
 #include <unordered_map>
 
@@ -187,6 +189,38 @@ Graph loadOnnx(const std::string& path, const LoadOptions& options) {
             for (const auto& out : n.output()) defined.insert(out);
             ++index;
         }
+    }
+    // Every node must fit its operator's schema (required attributes, input and output counts)
+    // before shape inference runs its inference function: libonnx 1.12's functions dereference
+    // a missing required attribute (a Scan without num_scan_inputs; found by fuzz/fuzz_onnx).
+    // Nodes of domains ONNX does not know are left alone.
+    {
+        std::unordered_map<std::string, int> opsets;
+        for (const auto& op : model.opset_import()) opsets[op.domain() == "ai.onnx" ? "" : op.domain()] = static_cast<int>(op.version());
+        std::function<void(const onnx::GraphProto&)> verify = [&](const onnx::GraphProto& graph) {
+            int index = 0;
+            for (const auto& n : graph.node()) {
+                const std::string domain = n.domain() == "ai.onnx" ? "" : n.domain();
+                auto version = opsets.find(domain);
+                const onnx::OpSchema* schema =
+                    version == opsets.end() ? nullptr
+                                            : onnx::OpSchemaRegistry::Schema(n.op_type(), version->second, domain);
+                if (schema) {
+                    try {
+                        schema->Verify(n);
+                    } catch (const std::exception& e) {
+                        throwLoadError(path, "node '" + (n.name().empty() ? n.op_type() + "_" + std::to_string(index) : n.name()) +
+                                                 "' (" + n.op_type() + ") is not valid ONNX: " + e.what());
+                    }
+                }
+                for (const auto& a : n.attribute()) {
+                    if (a.has_g()) verify(a.g());
+                    for (const auto& sub : a.graphs()) verify(sub);
+                }
+                ++index;
+            }
+        };
+        verify(model.graph());
     }
 
     // Symbolic input dimensions get a value (LoadOptions, default 1), then shape inference and
