@@ -182,6 +182,12 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
     legend_->hide();
 }
 
+GraphView::~GraphView() {
+    // The scene is this view's child, deleted after this destructor: clearing its selection on
+    // the way out must not call back into a view that is no longer one (found by UBSan).
+    scene()->disconnect(this);
+}
+
 QColor GraphView::opColor(const std::string& op) {
     if (op == "Conv" || op == "ConvTranspose") return QColor(86, 140, 212);
     if (op == "Gemm" || op == "MatMul") return QColor(62, 110, 180);

@@ -20,6 +20,7 @@ class GraphView : public QGraphicsView {
     Q_OBJECT
 public:
     explicit GraphView(QWidget* parent = nullptr);
+    ~GraphView() override;
 
     // Replaces the drawing. `graph` must outlive the view's use of it (the view keeps the pointer).
     void showGraph(std::shared_ptr<const Graph> graph, const GraphLayout& layout);

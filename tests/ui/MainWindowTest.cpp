@@ -326,6 +326,7 @@ TEST(MainWindow, AReaderThatCrashesOrHangsCostsTheChildNotTheWindow) {
     EXPECT_EQ(w.graph()->nodeCount(), 20u);
 
     w.layoutJob()->setCliPath(realCli);
+    w.setLoadTimeout(120000);  // the real reader may take more than 500 ms to start (sanitized builds)
     w.openModel(kModels + "resnet18.onnx");
     ASSERT_TRUE(loaded.wait(30000));
     EXPECT_EQ(w.graph()->nodeCount(), 49u);
