@@ -32,6 +32,7 @@ Args::Args(const std::vector<std::string>& argv, const CommandSpec& spec) : spec
                 value = argv[++i];
             }
             values_[name] = value;
+            every_[name].push_back(value);
         }
     }
 }
@@ -63,6 +64,12 @@ std::optional<std::string> Args::get(const std::string& flag) const {
     if (it != values_.end()) return it->second;
     if (!o.defaultValue.empty()) return o.defaultValue;
     return std::nullopt;
+}
+
+std::vector<std::string> Args::getAll(const std::string& flag) const {
+    option(flag);
+    auto it = every_.find(flag);
+    return it == every_.end() ? std::vector<std::string>{} : it->second;
 }
 
 std::string Args::require(const std::string& flag) const {

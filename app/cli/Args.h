@@ -38,6 +38,8 @@ public:
     bool has(const std::string& flag) const;
     // The value given, else the option's default; nullopt when neither.
     std::optional<std::string> get(const std::string& flag) const;
+    // Every value given, in order (an option given several times, e.g. --input-shape).
+    std::vector<std::string> getAll(const std::string& flag) const;
     // As get(), UsageError "option --x is required" when neither.
     std::string require(const std::string& flag) const;
     int64_t getInt(const std::string& flag, int64_t min, int64_t max) const;
@@ -53,7 +55,8 @@ private:
 
     const CommandSpec& spec_;
     std::vector<std::string> positional_;
-    std::map<std::string, std::string> values_;
+    std::map<std::string, std::string> values_;                // the last value of each option
+    std::map<std::string, std::vector<std::string>> every_;     // every value, for repeatable ones
     std::set<std::string> switchesSeen_;
 };
 

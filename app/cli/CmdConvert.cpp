@@ -7,6 +7,7 @@
 
 #include "Args.h"
 #include "Commands.h"
+#include "ModelOptions.h"
 #include "graph/Loaders.h"
 
 namespace graphopt::cli {
@@ -15,7 +16,7 @@ CommandSpec convertCommand() {
     return {"convert",
             "MODEL OUT.json",
             "Reads a model in any format and writes it as native JSON (shapes, FLOPs and metadata included)",
-            {{"quiet", "", "", "print nothing on success"}},
+            {{"quiet", "", "", "print nothing on success"}, modelShapeOptions()[0], modelShapeOptions()[1]},
             {"graphopt convert resources/models/transformer_encoder.onnx /tmp/transformer.json"}};
 }
 
@@ -24,7 +25,7 @@ int cmdConvert(const ArgList& argv) {
     Args args(argv, spec);
     if (args.positional().size() != 2) throw UsageError("convert takes MODEL and OUT.json");
     const std::string in = args.positional()[0], out = args.positional()[1];
-    const Graph g = loadGraph(in);
+    const Graph g = loadGraph(in, loadOptionsFrom(args));
     // Written next to the target and renamed, so a reader never sees half a file.
     const std::string tmp = out + ".partial";
     try {

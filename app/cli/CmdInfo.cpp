@@ -9,6 +9,7 @@
 
 #include "Args.h"
 #include "Commands.h"
+#include "ModelOptions.h"
 #include "TextFormat.h"
 #include "graph/GraphCompleteness.h"
 #include "graph/Loaders.h"
@@ -16,18 +17,21 @@
 namespace graphopt::cli {
 
 CommandSpec infoCommand() {
-    return {"info",
-            "FILE",
-            "Nodes, edges, FLOPs (a multiply-add counts 2), bytes and the op histogram of a model",
-            {{"json", "", "", "print JSON instead of text"}},
-            {"graphopt info resources/models/resnet18.onnx --json"}};
+    CommandSpec spec{"info",
+                     "FILE",
+                     "Nodes, edges, FLOPs (a multiply-add counts 2), bytes and the op histogram of a model",
+                     {{"json", "", "", "print JSON instead of text"}},
+                     {"graphopt info resources/models/resnet18.onnx --json",
+                      "graphopt info resources/models/transformer_encoder.onnx --input-shape input=64x8x256"}};
+    for (auto& o : modelShapeOptions()) spec.options.push_back(o);
+    return spec;
 }
 
 int cmdInfo(const ArgList& argv) {
     const CommandSpec spec = infoCommand();
     Args args(argv, spec);
     const std::string path = args.onePositional("FILE");
-    const Graph g = loadGraph(path);
+    const Graph g = loadGraph(path, loadOptionsFrom(args));
 
     std::map<std::string, int> ops;
     for (const auto& n : g.nodes()) ops[n.op]++;

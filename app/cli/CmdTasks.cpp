@@ -6,6 +6,7 @@
 
 #include "Args.h"
 #include "Commands.h"
+#include "ModelOptions.h"
 #include "graph/Loaders.h"
 #include "tuning/Task.h"
 #include "tuning/TemplateSpace.h"
@@ -16,15 +17,15 @@ CommandSpec tasksCommand() {
     return {"tasks",
             "MODEL",
             "The tuning tasks of a model: its heavy operators (conv2d, depthwise, conv3d, dense, batch_matmul) merged by shape, with FLOPs and uses",
-            {{"json", "", "", "print JSON instead of text"}},
-            {"graphopt tasks resources/models/resnet18.onnx"}};
+            {{"json", "", "", "print JSON instead of text"}, modelShapeOptions()[0], modelShapeOptions()[1]},
+            {"graphopt tasks resources/models/resnet18.onnx", "graphopt tasks resources/models/transformer_encoder.onnx --batch 4"}};
 }
 
 int cmdTasks(const ArgList& argv) {
     const CommandSpec spec = tasksCommand();
     Args args(argv, spec);
     const std::string path = args.onePositional("MODEL");
-    const Graph g = loadGraph(path);
+    const Graph g = loadGraph(path, loadOptionsFrom(args));
     std::vector<std::string> skipped;
     const auto tasks = tuning::extractTasks(g, &skipped);
 

@@ -877,6 +877,9 @@ std::vector<std::string> setInputShapes(onnx::ModelProto& model, const InputShap
     std::unordered_set<std::string> initializers;
     for (const auto& init : g->initializer()) initializers.insert(init.name());
     std::set<std::string> used;
+    bool batchUsed = false;
+    std::string inputsText;  // for the message when the batch size has nowhere to go
+    int listed = 0;
     for (auto& in : *g->mutable_input()) {
         if (initializers.count(in.name())) continue;
         if (!in.has_type() || !in.type().has_tensor_type()) continue;
@@ -899,14 +902,22 @@ std::vector<std::string> setInputShapes(onnx::ModelProto& model, const InputShap
             continue;
         }
         if (!tt->has_shape()) continue;  // rank unknown: nothing to set
+        {
+            std::string dims;
+            for (const auto& d : tt->shape().dim())
+                dims += (dims.empty() ? "" : "x") + (d.has_dim_value() ? std::to_string(d.dim_value()) : d.dim_param().empty() ? "?" : d.dim_param());
+            if (++listed <= 2) inputsText += (inputsText.empty() ? "" : ", ") + in.name() + " " + dims;
+            else if (listed == 3) inputsText += ", ...";
+        }
         for (int i = 0; i < tt->shape().dim_size(); ++i) {
             auto* d = tt->mutable_shape()->mutable_dim(i);
             if (d->has_dim_value() && d->dim_value() >= 0) continue;
             std::string label = d->has_dim_param() && !d->dim_param().empty() ? d->dim_param() : "";
             std::string lower = label;
             std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-            const int64_t value =
-                options.batch > 0 && lower.find("batch") != std::string::npos ? options.batch : options.defaultDim;
+            const bool isBatch = options.batch > 0 && lower.find("batch") != std::string::npos;
+            batchUsed = batchUsed || isBatch;
+            const int64_t value = isBatch ? options.batch : options.defaultDim;
             d->set_dim_value(value);
             changes.push_back(in.name() + (label.empty() ? "[" + std::to_string(i) + "]" : ":" + label) + "=" +
                               std::to_string(value));
@@ -914,6 +925,9 @@ std::vector<std::string> setInputShapes(onnx::ModelProto& model, const InputShap
     }
     for (const auto& [name, shape] : options.shapes)
         if (!used.count(name)) throw std::invalid_argument("the model has no input named '" + name + "'");
+    if (options.batch > 0 && !batchUsed)
+        throw std::invalid_argument("a batch size was given, but no input has a symbolic dimension named like 'batch' "
+                                    "(inputs: " + inputsText + "); give the whole shape with --input-shape NAME=D1xD2x...");
     // Declared output shapes were written for the old input shapes: let inference redo them.
     if (!options.shapes.empty())
         for (auto& out : *g->mutable_output())

@@ -32,6 +32,31 @@ TEST(Cli, InfoJsonReportsResNet18Cost) {
     EXPECT_EQ(j["ops"]["Conv"].get<int>(), 20);
 }
 
+// Input sizes from the command line: the shapes are re-inferred (not scaled), and a batch size
+// with nowhere to go, a wrong name or a malformed shape is a one-line usage error.
+TEST(Cli, InputShapesAndBatchReinferTheModel) {
+    const std::string transformer = std::string(GRAPHOPT_SOURCE_DIR) + "/resources/models/transformer_encoder.onnx";
+    Result one = runGraphopt("info " + transformer + " --json");
+    Result four = runGraphopt("info " + transformer + " --batch 4 --json");
+    ASSERT_EQ(one.status, 0) << one.err;
+    ASSERT_EQ(four.status, 0) << four.err;
+    const double f1 = nlohmann::json::parse(one.out)["flops"], f4 = nlohmann::json::parse(four.out)["flops"];
+    EXPECT_NEAR(f4 / f1, 4.0, 0.01);
+    EXPECT_EQ(nlohmann::json::parse(four.out)["input_dims_set"], "input:batch=4");
+    Result resnet4 = runGraphopt("info " + kResnet + " --input-shape input=4x3x224x224 --json");
+    ASSERT_EQ(resnet4.status, 0) << resnet4.err;
+    EXPECT_NEAR(nlohmann::json::parse(resnet4.out)["flops"].get<double>(), 4 * 3.64e9, 0.1 * 3.64e9);
+    Result tasks = runGraphopt("tasks " + transformer + " --batch 2 --json");
+    ASSERT_EQ(tasks.status, 0) << tasks.err;
+    for (const std::string& bad : {" --batch 4", " --input-shape image=1x3x224x224", " --input-shape input=1x3",
+                                   " --input-shape input=1xAx3x3", " --input-shape input"}) {
+        SCOPED_TRACE(bad);
+        Result r = runGraphopt("info " + kResnet + bad);
+        EXPECT_EQ(r.status, 2);
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    }
+}
+
 TEST(Cli, InfoPlainText) {
     Result r = runGraphopt("info " + kResnet);
     ASSERT_EQ(r.status, 0) << r.err;

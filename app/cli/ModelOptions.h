@@ -1,0 +1,19 @@
+// The options that fix a model's input sizes (`--batch N`, `--input-shape NAME=D1xD2x...`,
+// repeatable: the convention of trtexec --shapes and onnxsim --overwrite-input-shape), shared by
+// the commands that read a model.
+#pragma once
+
+#include <vector>
+
+#include "Args.h"
+#include "CommandSpec.h"
+#include "graph/Loaders.h"
+
+namespace graphopt::cli {
+
+// The two option descriptions, for a command's spec.
+std::vector<OptionSpec> modelShapeOptions();
+// LoadOptions from the parsed options; UsageError for a malformed value.
+LoadOptions loadOptionsFrom(const Args& args);
+
+}  // namespace graphopt::cli
