@@ -8,7 +8,9 @@
 #
 # Usage: tools/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 # Environment: FUZZ_WORK_DIR (default: a new temporary directory; corpora, logs, findings),
-#              FUZZ_JOBS (build parallelism, default 2), FUZZ_TIMEOUT (seconds one input may take, default 25).
+#              FUZZ_JOBS (build parallelism, default 2), FUZZ_TIMEOUT (seconds one input may take, default 25),
+#              FUZZ_SEED (libFuzzer's -seed, default 1 so that a CI run replays the same mutations;
+#              0 = a new random seed every run, for longer runs that should explore).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -70,7 +72,7 @@ for t in "${targets[@]}"; do
     ((left > 0)) || break
     set +e
     "$build/fuzz/fuzz_$t" "$corpus" -max_total_time="$left" -timeout="${FUZZ_TIMEOUT:-25}" -rss_limit_mb=2048 \
-      -malloc_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$findings/" "${maxlen[@]}" >"$log" 2>&1
+      -malloc_limit_mb=2048 -print_final_stats=1 -seed="${FUZZ_SEED:-1}" -artifact_prefix="$findings/" "${maxlen[@]}" >"$log" 2>&1
     status=$?
     set -e
     n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Builds the test suite with AddressSanitizer + UndefinedBehaviorSanitizer (gcc) into
+# ${ASAN_BUILD_DIR:-build-asan} and runs ctest there: memory errors, leaks and undefined behaviour
+# anywhere the tests reach end the test with a report. tools/run-tests.sh runs it after the normal
+# suite; on its own: tools/asan-tests.sh [extra ctest arguments].
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+build=${ASAN_BUILD_DIR:-build-asan}
+jobs=${JOBS:-$(nproc)}
+sanitize="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+
+# The same options for the build (gtest_discover_tests runs every test program to list its tests)
+# and for ctest. Leaks inside Debian's libraries (Qt, fontconfig, LibTorch, ...) are listed, with
+# the reason, in tools/lsan.supp; leak detection stays on for everything else.
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export LSAN_OPTIONS="suppressions=$root/tools/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+
+start=$(date +%s)
+# -O1: sanitized code at -O2 takes longer to build and runs hardly faster. No benchmarks.
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g" \
+  "-DCMAKE_CXX_FLAGS=$sanitize" "-DCMAKE_C_FLAGS=$sanitize" \
+  "-DCMAKE_EXE_LINKER_FLAGS=$sanitize" "-DCMAKE_SHARED_LINKER_FLAGS=$sanitize" \
+  -DGRAPHOPT_BUILD_BENCH=OFF >/dev/null
+ninja -C "$build" -j "$jobs"
+built=$(date +%s)
+echo "asan-tests: built in $((built - start)) s"
+
+# Not run under the sanitizers, each for the reason given (found by this run; the fixes belong in
+# ui/, which another change is rewriting; drop a line when its test passes here):
+exclude=(
+  # LSan: indirect leaks of Qt Charts objects made by TuningConvergenceChart (ui/TuningCharts.cpp:42)
+  # when a second TuningView is opened on the same database; the leak's root is not found.
+  'TuningView\.AStoredRunReopenedShowsTheSameScatterForItsLastBatch'
+)
+export QT_QPA_PLATFORM=offscreen
+cd "$build"
+ctest --output-on-failure -j "$jobs" --timeout 1800 ${exclude[@]:+-E "$(IFS='|'; echo "${exclude[*]}")"} "$@"
+echo "asan-tests: ctest took $(($(date +%s) - built)) s"
