@@ -222,6 +222,45 @@ Graph loadOnnx(const std::string& path, const LoadOptions& options) {
         };
         verify(model.graph());
     }
+    // What libonnx 1.12's conv and pool inference functions take for granted (found by
+    // fuzz/fuzz_onnx): windows, strides and dilations of at least 1 (it divides by the stride),
+    // no negative pads, and a weight of the input's rank (it reads the weight's dimensions by the
+    // input's rank).
+    {
+        static const std::set<std::string> windowed = {"Conv", "ConvTranspose", "ConvInteger", "QLinearConv", "MaxPool",
+                                                       "AveragePool", "LpPool", "MaxUnpool"};
+        std::unordered_map<std::string, int> rank;
+        auto note = [&](const onnx::ValueInfoProto& v) {
+            if (v.has_type() && v.type().has_tensor_type() && v.type().tensor_type().has_shape())
+                rank[v.name()] = v.type().tensor_type().shape().dim_size();
+        };
+        for (const auto& v : model.graph().input()) note(v);
+        for (const auto& v : model.graph().value_info()) note(v);
+        for (const auto& init : model.graph().initializer()) rank[init.name()] = init.dims_size();
+        int index = 0;
+        for (const auto& n : model.graph().node()) {
+            const std::string name = n.name().empty() ? n.op_type() + "_" + std::to_string(index) : n.name();
+            ++index;
+            if ((!n.domain().empty() && n.domain() != "ai.onnx") || !windowed.count(n.op_type())) continue;
+            for (const auto& a : n.attribute()) {
+                const bool positive = a.name() == "strides" || a.name() == "dilations" || a.name() == "kernel_shape";
+                if (!positive && a.name() != "pads") continue;
+                for (int64_t v : a.ints())
+                    if (positive ? v < 1 : v < 0)
+                        throwLoadError(path, "node '" + name + "' (" + n.op_type() + ") has " + a.name() + " " +
+                                                 std::to_string(v) + (positive ? " (must be at least 1)" : " (must not be negative)"));
+            }
+            if ((n.op_type() == "Conv" || n.op_type() == "ConvTranspose") && n.input_size() >= 2) {
+                auto x = rank.find(n.input(0)), w = rank.find(n.input(1));
+                if (x != rank.end() && w != rank.end() && x->second != w->second)
+                    throwLoadError(path, "node '" + name + "' (" + n.op_type() + ") has an input of rank " +
+                                             std::to_string(x->second) + " but a weight of rank " + std::to_string(w->second));
+                if (x != rank.end() && x->second < 3)
+                    throwLoadError(path, "node '" + name + "' (" + n.op_type() + ") has an input of rank " +
+                                             std::to_string(x->second) + " (at least 3: batch, channels, one spatial axis)");
+            }
+        }
+    }
 
     // Symbolic input dimensions get a value (LoadOptions, default 1), then shape inference and
     // shape folding run to a fixpoint when the file lacks some shapes. An inference failure is
