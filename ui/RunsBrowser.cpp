@@ -43,6 +43,16 @@ QStandardItem* cell(const QString& text, const QVariant& sortKey = {}) {
     return item;
 }
 
+// The store file's and its write-ahead log's size and time: they change when any process writes.
+QString fileSignature(const QString& dbPath) {
+    QString signature;
+    for (const QString& f : {dbPath, dbPath + "-wal"}) {
+        const QFileInfo info(f);
+        signature += QString::number(info.size()) + ":" + QString::number(info.lastModified().toMSecsSinceEpoch()) + ";";
+    }
+    return signature;
+}
+
 QString csvField(const QString& s) {
     if (!s.contains(',') && !s.contains('"') && !s.contains('\n')) return s;
     QString q = s;
@@ -200,23 +210,13 @@ void RunsBrowser::setDatabasePath(const QString& path) {
 
 void RunsBrowser::pollStore() {
     if (dbPath_.isEmpty() || !isVisible()) return;
-    // The file and its write-ahead log change when any process writes a run; only then read.
-    QString signature;
-    for (const QString& f : {dbPath_, dbPath_ + "-wal"}) {
-        const QFileInfo info(f);
-        signature += QString::number(info.size()) + ":" + QString::number(info.lastModified().toMSecsSinceEpoch()) + ";";
-    }
-    if (signature == lastSignature_) return;
+    // Read only when another write happened.
+    if (fileSignature(dbPath_) == lastSignature_) return;
     refresh();
 }
 
 void RunsBrowser::refresh() {
-    QString signature;
-    for (const QString& f : {dbPath_, dbPath_ + "-wal"}) {
-        const QFileInfo info(f);
-        signature += QString::number(info.size()) + ":" + QString::number(info.lastModified().toMSecsSinceEpoch()) + ";";
-    }
-    lastSignature_ = signature;
+    lastSignature_ = fileSignature(dbPath_);
     std::vector<RunSummary> runs;
     if (!dbPath_.isEmpty() && QFileInfo::exists(dbPath_)) {
         try {

@@ -187,7 +187,7 @@ int runsCompare(const ArgList& args) {
         nlohmann::json out = {{"runs", nlohmann::json::array()}, {"curves", curves.toJson()}, {"warnings", warnings}};
         for (size_t i = 0; i < runs.size(); ++i) {
             auto j = runSummaryToJson(runs[i]);
-            const auto result = store.result(ids[i]);
+            const auto& result = cmp.results[i];
             j["result"] = result ? nlohmann::json{{"cost", result->cost ? nlohmann::json(*result->cost) : nlohmann::json()},
                                                   {"costs", result->costs}}
                                  : nlohmann::json();

@@ -116,6 +116,11 @@ TypeInfo constantTypeInfo(const onnx::NodeProto& n) {
     return info;
 }
 
+// How errors and the graph name a node: its ONNX name, else OP_INDEX (names are optional).
+std::string nodeLabel(const onnx::NodeProto& n, int index) {
+    return n.name().empty() ? n.op_type() + "_" + std::to_string(index) : n.name();
+}
+
 bool hasStaticShape(const onnx::ValueInfoProto& v) {
     if (!v.has_type() || !v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return false;
     for (const auto& d : v.type().tensor_type().shape().dim())
@@ -182,7 +187,7 @@ Graph loadOnnx(const std::string& path, const LoadOptions& options) {
         for (const auto& n : model.graph().node()) {
             for (const auto& in : n.input())
                 if (!in.empty() && !defined.count(in))
-                    throwLoadError(path, "node '" + (n.name().empty() ? n.op_type() + "_" + std::to_string(index) : n.name()) +
+                    throwLoadError(path, "node '" + nodeLabel(n, index) +
                                              "' reads tensor '" + in +
                                              "', which no earlier node produces and is not a graph input "
                                              "(the nodes are not in topological order, or the name is wrong)");
@@ -209,7 +214,7 @@ Graph loadOnnx(const std::string& path, const LoadOptions& options) {
                     try {
                         schema->Verify(n);
                     } catch (const std::exception& e) {
-                        throwLoadError(path, "node '" + (n.name().empty() ? n.op_type() + "_" + std::to_string(index) : n.name()) +
+                        throwLoadError(path, "node '" + nodeLabel(n, index) +
                                                  "' (" + n.op_type() + ") is not valid ONNX: " + e.what());
                     }
                 }
@@ -239,7 +244,7 @@ Graph loadOnnx(const std::string& path, const LoadOptions& options) {
         for (const auto& init : model.graph().initializer()) rank[init.name()] = init.dims_size();
         int index = 0;
         for (const auto& n : model.graph().node()) {
-            const std::string name = n.name().empty() ? n.op_type() + "_" + std::to_string(index) : n.name();
+            const std::string name = nodeLabel(n, index);
             ++index;
             if ((!n.domain().empty() && n.domain() != "ai.onnx") || !windowed.count(n.op_type())) continue;
             for (const auto& a : n.attribute()) {
@@ -347,7 +352,7 @@ Graph loadOnnx(const std::string& path, const LoadOptions& options) {
     for (const auto& np : gp.node()) {
         const int nodeIndex = index++;
         if (np.op_type().empty()) throwLoadError(path, "node #" + std::to_string(nodeIndex) + " has no op type");
-        std::string name = np.name().empty() ? np.op_type() + "_" + std::to_string(nodeIndex) : np.name();
+        std::string name = nodeLabel(np, nodeIndex);
         if (usedNames.count(name)) name += "#" + std::to_string(nodeIndex);
         usedNames.insert(name);
 

@@ -53,11 +53,11 @@ std::map<std::string, std::string> parseKnobs(const std::string& text) {
 
 RunComparison compareRuns(RunStore& store, const std::vector<int64_t>& runIds) {
     RunComparison c;
-    std::vector<std::optional<RunResult>> results;
     for (int64_t id : runIds) {
         c.runs.push_back(store.run(id));
-        results.push_back(store.result(id));
+        c.results.push_back(store.result(id));
     }
+    const auto& results = c.results;
     const size_t n = c.runs.size();
 
     std::set<std::string> objectives, graphs;

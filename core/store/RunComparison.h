@@ -28,6 +28,7 @@ struct ComparedFigure {
 
 struct RunComparison {
     std::vector<RunSummary> runs;
+    std::vector<std::optional<RunResult>> results;  // one per run, as stored
     std::vector<ComparedFigure> figures;
     std::vector<std::string> warnings;  // different objectives, different graphs
 

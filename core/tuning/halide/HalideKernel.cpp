@@ -164,7 +164,8 @@ void buildConv(HalideKernel::Impl& k, const ScheduleParams& p) {
     k.pipeline = Pipeline(k.out);
 }
 
-void setDense5(ImageParam& p, const std::vector<int>& extents) {
+// Dense strides for a 5-D input or output (innermost first).
+void setDense5(OutputImageParam p, const std::vector<int>& extents) {
     int stride = 1;
     for (int d = 0; d < 5; ++d) {
         p.dim(d).set_bounds(0, extents[static_cast<size_t>(d)]).set_stride(stride);
@@ -195,15 +196,7 @@ void buildConv3d(HalideKernel::Impl& k, const ScheduleParams& p) {
                                   sz + r.z * i32(t.dilationD), ic, n) *
                            k.weights3d(r.x, r.y, r.z, r.w, c);
     k.out(x, y, z, c, n) = conv(x, y, z, c, n);
-    {
-        auto b = k.out.output_buffer();
-        const std::vector<int> extents = {OW, OH, OD, K, N};
-        int stride = 1;
-        for (int d = 0; d < 5; ++d) {
-            b.dim(d).set_bounds(0, extents[static_cast<size_t>(d)]).set_stride(stride);
-            stride *= extents[static_cast<size_t>(d)];
-        }
-    }
+    setDense5(k.out.output_buffer(), {OW, OH, OD, K, N});
 
     Var xo("xo"), xi("xi"), yo("yo"), yi("yi"), zo("zo"), zi("zi"), co("co"), ci("ci"), rows("rows"), tile("tile");
     k.out.split(x, xo, xi, i32(p.tileW))
