@@ -45,6 +45,7 @@ struct PlacementResult : RunOutcome {
     // costs: runtime_s, peak_bytes, device_peak_bytes, evaluations, wall_s, feasible, and the
     // run's settings (engine, objective, devices, budget, seed, count_weights, engine_info).
     RunResult toRunResult() const override;
+    std::unique_ptr<RunOutcome> clone() const override { return std::make_unique<PlacementResult>(*this); }
 };
 
 }  // namespace graphopt

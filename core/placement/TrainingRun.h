@@ -44,6 +44,7 @@ struct TrainingResult : RunOutcome {
 
     RunStatus status() const override { return runStatus; }
     RunResult toRunResult() const override;  // cost: 1 - the last validation mean improvement
+    std::unique_ptr<RunOutcome> clone() const override { return std::make_unique<TrainingResult>(*this); }
     nlohmann::json toJson() const;
 };
 

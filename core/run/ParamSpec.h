@@ -42,6 +42,8 @@ struct EngineDescription {
     std::string name;
     std::string summary;  // one line
     std::vector<ParamSpec> params;
+    // Can pause after every step in step mode (RunReporter::step): BRKGA and REGAL, per generation.
+    bool steps = false;
 
     const ParamSpec* find(const std::string& key) const;
     nlohmann::json defaults() const;  // every parameter that has a default

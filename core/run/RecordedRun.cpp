@@ -35,6 +35,7 @@ std::unique_ptr<RunOutcome> RecordedRun::execute(const RunReporter& reporter, co
         if (rec) rec->flush();
         reporter.commit();
     };
+    both.step = reporter.step;  // empty stays empty: runs add step detail only when someone steps
     std::unique_ptr<RunOutcome> out;
     try {
         out = run_.execute(both, cancel);

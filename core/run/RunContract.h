@@ -24,6 +24,7 @@
 namespace graphopt {
 
 class Graph;
+class RunOutcome;
 
 // Where a run reports while it runs. Every member may be empty; all are called on the run's thread.
 struct RunReporter {
@@ -32,6 +33,12 @@ struct RunReporter {
     // After a group of measurements (a batch), before the run moves on: a recorder makes them
     // durable here, so a killed run keeps every measurement completed before the kill.
     std::function<void()> checkpoint;
+    // Step mode (teaching): runs that can pause between steps (placement by BRKGA or REGAL: after
+    // every generation) call it with the best result so far, right after that step's progress
+    // event. It may block: the GUI's step mode waits in it (run/StepGate.h) for the next click.
+    // Runs that cannot pause never call it. When set, such runs also add teaching detail to their
+    // progress events (BRKGA: where each individual of the population came from).
+    std::function<void(const RunOutcome& bestSoFar)> step;
 
     void report(const ProgressEvent& e) const {
         if (progress) progress(e);
@@ -41,6 +48,9 @@ struct RunReporter {
     }
     void commit() const {
         if (checkpoint) checkpoint();
+    }
+    void stepped(const RunOutcome& bestSoFar) const {
+        if (step) step(bestSoFar);
     }
 };
 
@@ -52,6 +62,8 @@ public:
     virtual std::string error() const { return {}; }  // why it failed (status Failed)
     // What the store keeps of it (cost lower is better; figures by name).
     virtual RunResult toRunResult() const = 0;
+    // A copy, for handing a snapshot to another thread (step mode).
+    virtual std::unique_ptr<RunOutcome> clone() const = 0;
 };
 
 // What a run is about, for the store: the graph it ran on (none for training) and a note.

@@ -74,6 +74,7 @@ struct TuningResult : RunOutcome {
     // cost: the best latency (none when nothing succeeded); costs: toJson() without the
     // measurements (the store keeps those one by one, as they came).
     RunResult toRunResult() const override;
+    std::unique_ptr<RunOutcome> clone() const override { return std::make_unique<TuningResult>(*this); }
 };
 
 class TuningRun : public Run {
@@ -92,7 +93,7 @@ public:
     const TuningTask& task() const { return task_; }
     TuningResult run(const RunReporter& reporter = {}, const CancellationToken* cancel = nullptr);
     TuningResult run(const ProgressCallback& progress, const CancellationToken* cancel = nullptr) {
-        return run(RunReporter{progress, {}, {}}, cancel);
+        return run(RunReporter{progress, {}, {}, {}}, cancel);
     }
     std::unique_ptr<RunOutcome> execute(const RunReporter& reporter, const CancellationToken* cancel) override;
     Tuner& tuner() { return *tuner_; }
