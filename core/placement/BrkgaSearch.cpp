@@ -8,6 +8,16 @@
 
 namespace graphopt {
 
+char brkgaOriginLetter(BrkgaOrigin o) {
+    switch (o) {
+        case BrkgaOrigin::Initial: return 'i';
+        case BrkgaOrigin::Elite: return 'e';
+        case BrkgaOrigin::Offspring: return 'o';
+        case BrkgaOrigin::Mutant: return 'm';
+    }
+    return '?';
+}
+
 KeyBias KeyBias::perNode(int keysPerNode, const std::vector<double>& alphaPerKey,
                          const std::vector<double>& betaPerKey, const std::vector<double>& crossoverPerNode) {
     KeyBias b;
@@ -56,6 +66,7 @@ BrkgaOutcome BrkgaSearch::run(std::vector<KeyDecoder>& decoders, WorkerPool& poo
 
     std::vector<double> pop(size_t(p) * L_), next(size_t(p) * L_);
     std::vector<double> cost(p, inf), nextCost(p, inf), sortedCosts(p);
+    std::vector<BrkgaOrigin> origin(p, BrkgaOrigin::Initial), nextOrigin(p), sortedOrigins(p);
     std::vector<int> order(p);
     BrkgaOutcome out;
     out.bestCost = inf;
@@ -77,7 +88,10 @@ BrkgaOutcome BrkgaSearch::run(std::vector<KeyDecoder>& decoders, WorkerPool& poo
     auto rank = [&] {
         std::iota(order.begin(), order.end(), 0);
         std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return cost[a] < cost[b]; });
-        for (int i = 0; i < p; ++i) sortedCosts[i] = cost[order[i]];
+        for (int i = 0; i < p; ++i) {
+            sortedCosts[i] = cost[order[i]];
+            sortedOrigins[i] = origin[order[i]];
+        }
         if (cost[order[0]] < out.bestCost) {
             out.bestCost = cost[order[0]];
             out.bestKeys.assign(pop.begin() + size_t(order[0]) * L_, pop.begin() + size_t(order[0] + 1) * L_);
@@ -85,7 +99,7 @@ BrkgaOutcome BrkgaSearch::run(std::vector<KeyDecoder>& decoders, WorkerPool& poo
     };
     auto report = [&](int g) {
         if (!onGeneration) return true;
-        return onGeneration(BrkgaGeneration{g, out.evaluations, out.bestCost, sortedCosts});
+        return onGeneration(BrkgaGeneration{g, out.evaluations, out.bestCost, sortedCosts, sortedOrigins, out.bestKeys});
     };
 
     // Generation 0: the whole population from the mutant distribution.
@@ -107,8 +121,10 @@ BrkgaOutcome BrkgaSearch::run(std::vector<KeyDecoder>& decoders, WorkerPool& poo
         for (int e = 0; e < ne; ++e) {
             std::copy_n(pop.begin() + size_t(order[e]) * L_, L_, next.begin() + size_t(e) * L_);
             nextCost[e] = cost[order[e]];
+            nextOrigin[e] = BrkgaOrigin::Elite;
         }
         const int offspring = p - ne - nm;
+        for (int i = ne; i < p; ++i) nextOrigin[i] = i >= ne + offspring ? BrkgaOrigin::Mutant : BrkgaOrigin::Offspring;
         complete = evaluateRange(
             ne, p - ne, [&](int i, double* x) {
                 Rng rng = Rng::stream(seed, uint64_t(g), uint64_t(i));
@@ -128,6 +144,7 @@ BrkgaOutcome BrkgaSearch::run(std::vector<KeyDecoder>& decoders, WorkerPool& poo
             next, nextCost);
         pop.swap(next);
         cost.swap(nextCost);
+        origin.swap(nextOrigin);
         rank();
         out.generations = g;
         if (!report(g)) {

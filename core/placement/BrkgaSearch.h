@@ -38,11 +38,22 @@ struct KeyBias {
                            const std::vector<double>& betaPerKey, const std::vector<double>& crossoverPerNode);
 };
 
+// Where an individual of the current population came from (for teaching: step mode shows them).
+enum class BrkgaOrigin : uint8_t {
+    Initial,    // generation 0, drawn from the mutant distribution
+    Elite,      // copied unchanged from the previous generation's elite
+    Offspring,  // crossover of an elite and a non-elite parent
+    Mutant,     // drawn fresh from the mutant distribution
+};
+char brkgaOriginLetter(BrkgaOrigin o);  // 'i', 'e', 'o', 'm'
+
 struct BrkgaGeneration {
     int generation = 0;
     int64_t evaluations = 0;
     double bestCost = 0;
-    std::span<const double> populationCosts;  // sorted best first (unevaluated = +inf)
+    std::span<const double> populationCosts;         // sorted best first (unevaluated = +inf)
+    std::span<const BrkgaOrigin> populationOrigins;  // in the same order
+    std::span<const double> bestKeys;                // the best chromosome found so far
 };
 
 // Decodes one chromosome into a cost (lower is better). One per worker thread.

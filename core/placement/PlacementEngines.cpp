@@ -27,7 +27,7 @@ std::vector<Entry> builtinEngines() {
                                          "refuse graphs whose placements and orders outnumber this");
     return {
         {{"brkga", "Biased random-key genetic algorithm over the schedule simulator (REGAL's search, uniform keys)",
-          brkgaParams()},
+          brkgaParams(), /*steps=*/true},
          [](const SearchContext& c) { return brkgaEngine(c); }},
         {{"random", "Random keys, as many as the budget allows; the best one is kept", {}}, randomSearchEngine},
         {{"local", "Hill climbing on the keys from a random start, one key changed at a time", {}}, localSearchEngine},
@@ -135,9 +135,16 @@ SearchOutcome brkgaEngine(const SearchContext& ctx, const KeyBias& bias) {
     }
     BrkgaOutcome r = search.run(decoders, pool, ctx.budget, ctx.seed, [&](const BrkgaGeneration& gen) {
         nlohmann::json costs = nlohmann::json::array();
-        for (double c : gen.populationCosts)
-            if (std::isfinite(c)) costs.push_back(c);
-        ctx.report(gen.generation, gen.evaluations, gen.bestCost, {{"population_costs", std::move(costs)}});
+        std::string origins;  // step mode: one letter per individual, aligned with the costs
+        for (size_t i = 0; i < gen.populationCosts.size(); ++i) {
+            if (!std::isfinite(gen.populationCosts[i])) continue;  // not evaluated: the budget ran out
+            costs.push_back(gen.populationCosts[i]);
+            origins += brkgaOriginLetter(gen.populationOrigins[i]);
+        }
+        nlohmann::json values = {{"population_costs", std::move(costs)}};
+        if (ctx.stepping()) values["population_origins"] = std::move(origins);
+        ctx.report(gen.generation, gen.evaluations, gen.bestCost, std::move(values));
+        if (ctx.stepping()) ctx.step(gen.generation, gen.evaluations, gen.bestKeys);
         return !ctx.cancelled();
     });
     SearchOutcome out;

@@ -54,7 +54,7 @@ PlacementResult PlacementRun::run(const RunReporter& reporter, const Cancellatio
     std::shared_ptr<const ScheduleProblem> problem = compiled;
 
     int threads = spec_.threads > 0 ? spec_.threads : int(std::max(1u, std::thread::hardware_concurrency()));
-    SearchContext ctx{graph_, devices_, problem, 0, 1, 1, {}, {}, nullptr, t0};
+    SearchContext ctx{graph_, devices_, problem, 0, 1, 1, {}, {}, nullptr, t0, {}};
     ctx.budget = spec_.budget;
     ctx.seed = spec_.seed;
     ctx.threads = threads;
@@ -63,28 +63,42 @@ PlacementResult PlacementRun::run(const RunReporter& reporter, const Cancellatio
     ctx.cancel = cancel;
     ctx.started = t0;
 
+    // The result for a chromosome: the simulator decodes it once more, with the full schedule.
+    auto resultFor = [&](std::span<const double> keys) {
+        PlacementResult r;
+        r.engine = spec_.engine;
+        r.objective = spec_.objective;
+        r.devices = devices_.name;
+        r.budget = spec_.budget;
+        r.seed = spec_.seed;
+        r.countWeights = opts.countWeights;
+        for (const auto& n : graph_.nodes()) r.nodeNames.push_back(n.name);
+        for (const auto& d : devices_.devices) r.deviceNames.push_back(d.name);
+        ScheduleSimulator sim(problem);
+        if (keys.size() != sim.keyCount())
+            throw std::logic_error("placement engine '" + spec_.engine + "' returned a chromosome of the wrong length");
+        const ScheduleCosts c = sim.simulate(keys, &r.schedule);
+        r.placement.assign(sim.placement().begin(), sim.placement().end());
+        r.order = r.schedule.order;
+        r.cost = c.cost;
+        r.runtimeS = c.makespan;
+        r.peakBytes = c.peakBytes;
+        r.devicePeakBytes = r.schedule.devicePeakBytes;
+        r.feasible = c.feasible;
+        return r;
+    };
+    if (reporter.step)
+        ctx.step = [&](int64_t step, int64_t evaluations, std::span<const double> bestKeys) {
+            PlacementResult best = resultFor(bestKeys);
+            best.evaluations = evaluations;
+            best.engineInfo = {{"step", step}};
+            best.wallS = ctx.elapsedS();
+            reporter.stepped(best);
+        };
+
     SearchOutcome outcome = findPlacementEngine(spec_.engine)(ctx);
 
-    PlacementResult r;
-    r.engine = spec_.engine;
-    r.objective = spec_.objective;
-    r.devices = devices_.name;
-    r.budget = spec_.budget;
-    r.seed = spec_.seed;
-    r.countWeights = opts.countWeights;
-    for (const auto& n : graph_.nodes()) r.nodeNames.push_back(n.name);
-    for (const auto& d : devices_.devices) r.deviceNames.push_back(d.name);
-    ScheduleSimulator sim(problem);
-    if (outcome.keys.size() != sim.keyCount())
-        throw std::logic_error("placement engine '" + spec_.engine + "' returned a chromosome of the wrong length");
-    const ScheduleCosts c = sim.simulate(outcome.keys, &r.schedule);
-    r.placement.assign(sim.placement().begin(), sim.placement().end());
-    r.order = r.schedule.order;
-    r.cost = c.cost;
-    r.runtimeS = c.makespan;
-    r.peakBytes = c.peakBytes;
-    r.devicePeakBytes = r.schedule.devicePeakBytes;
-    r.feasible = c.feasible;
+    PlacementResult r = resultFor(outcome.keys);
     r.evaluations = outcome.evaluations;
     r.cancelled = outcome.cancelled;
     r.engineInfo = outcome.info;

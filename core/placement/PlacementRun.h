@@ -31,7 +31,7 @@ public:
     const DeviceModel& devices() const { return devices_; }
     PlacementResult run(const RunReporter& reporter = {}, const CancellationToken* cancel = nullptr);
     PlacementResult run(const ProgressCallback& progress, const CancellationToken* cancel = nullptr) {
-        return run(RunReporter{progress, {}, {}}, cancel);
+        return run(RunReporter{progress, {}, {}, {}}, cancel);
     }
     std::unique_ptr<RunOutcome> execute(const RunReporter& reporter, const CancellationToken* cancel) override;
 

@@ -95,6 +95,7 @@ void registerRegalEngine() {
     d.name = "regal";
     d.summary = "REGAL: BRKGA whose mutants and crossover are steered per node by the trained graph neural network";
     d.params = brkgaParams();
+    d.steps = true;
     d.params.push_back(ParamSpec::string("policy", "",
                                          "policy file [default: the shipped policy for the objective and devices]"));
     d.params.push_back(ParamSpec::choice("action", "greedy", {"greedy", "sample"},

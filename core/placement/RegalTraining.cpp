@@ -26,7 +26,7 @@ double secondsSince(std::chrono::steady_clock::time_point t0) {
 SearchContext contextFor(const PolicyGraph& g, const DeviceModel& devices, int64_t budget, uint64_t seed, int threads,
                          const nlohmann::json& params) {
     return SearchContext{*g.graph, devices, g.problem, budget, seed, std::max(1, threads), params, {}, nullptr,
-                         std::chrono::steady_clock::now()};
+                         std::chrono::steady_clock::now(), {}};
 }
 
 double costOf(const PolicyGraph& g, const std::vector<double>& keys) {

@@ -5,7 +5,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -29,8 +31,13 @@ struct SearchContext {
     ProgressCallback progress;        // may be empty
     const CancellationToken* cancel = nullptr;
     std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+    // Step mode (RunReporter::step): engines that can pause call it after each step's report
+    // (BRKGA: each generation) with the step, the evaluations so far and the best keys; it may
+    // block. Empty when nobody steps.
+    std::function<void(int64_t step, int64_t evaluations, std::span<const double> bestKeys)> step;
 
     bool cancelled() const { return cancel && cancel->isCancelled(); }
+    bool stepping() const { return static_cast<bool>(step); }
     double elapsedS() const;
     void report(int64_t step, int64_t evaluations, double bestCost,
                 nlohmann::json values = nlohmann::json::object()) const;

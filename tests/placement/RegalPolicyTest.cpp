@@ -320,7 +320,7 @@ TEST(RegalEngine, PlacesThroughTheRegistryWithAGivenPolicy) {
     const std::string path = tempPath("engine.json");
     writePolicyFile(path, f);
     auto problem = std::make_shared<ScheduleProblem>(g, dev, ScheduleOptions{});
-    SearchContext ctx{g, dev, problem, 200, 1, 1, {{"policy", path}}, {}, nullptr, std::chrono::steady_clock::now()};
+    SearchContext ctx{g, dev, problem, 200, 1, 1, {{"policy", path}}, {}, nullptr, std::chrono::steady_clock::now(), {}};
     const SearchOutcome out = findPlacementEngine("regal")(ctx);
     EXPECT_EQ(out.evaluations, 200);
     EXPECT_EQ(out.keys.size(), ctx.keyCount());
