@@ -53,6 +53,7 @@ void BackgroundJob::start(Work work) {
     current_ = std::make_shared<JobContext::Shared>();
     token_ = std::make_shared<CancellationToken>();
     result_.reset();
+    gate_.reset();
     runId_ = -1;
     running_ = true;
     timer_.start();
@@ -90,12 +91,30 @@ bool BackgroundJob::startRun(std::shared_ptr<Run> run, const QString& dbPath, QS
         if (error) *error = QString::fromStdString(e.what());
         return false;
     }
-    start([run, recorded](JobContext& ctx) -> std::any {
+    std::shared_ptr<StepGate> gate = stepMode_ ? std::make_shared<StepGate>() : nullptr;
+    QPointer<BackgroundJob> self(this);
+    const quint64 generation = generation_ + 1;  // the one start() gives this job
+    start([run, recorded, gate, self, generation](JobContext& ctx) -> std::any {
         RunReporter reporter;
         reporter.progress = [&ctx](const ProgressEvent& e) { ctx.progress(e); };
         reporter.measurement = [&ctx](const TuningMeasurement& m) { ctx.measurement(m); };
+        if (gate)
+            reporter.step = [&ctx, gate, self, generation](const RunOutcome& bestSoFar) {
+                if (gate->released()) return;
+                // Hand the snapshot to the GUI thread (after this step's progress), then wait there.
+                std::shared_ptr<const RunOutcome> snapshot = bestSoFar.clone();
+                const qint64 step = static_cast<qint64>(gate->passed());
+                if (self)
+                    QMetaObject::invokeMethod(self.data(), [self, generation, step, snapshot] {
+                        if (!self || generation != self->generation_) return;  // superseded
+                        self->flush();
+                        emit self->stepReady(step, snapshot);
+                    }, Qt::QueuedConnection);
+                gate->wait(&ctx.cancel());
+            };
         return std::shared_ptr<RunOutcome>(recorded->execute(reporter, &ctx.cancel()));
     });
+    gate_ = gate;
     runId_ = recorded->runId().value_or(-1);
     emit started(runId_);
     return true;
@@ -103,6 +122,14 @@ bool BackgroundJob::startRun(std::shared_ptr<Run> run, const QString& dbPath, QS
 
 void BackgroundJob::cancel() {
     if (running_ && token_) token_->cancel();
+}
+
+void BackgroundJob::step() {
+    if (running_ && gate_) gate_->step();
+}
+
+void BackgroundJob::runToEnd() {
+    if (running_ && gate_) gate_->release();
 }
 
 void BackgroundJob::abandon() {

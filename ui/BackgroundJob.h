@@ -8,6 +8,9 @@
 //    reporting thousands of events a second costs a few signals a second;
 //  - a job started while another runs supersedes it: the old one is cancelled and whatever it
 //    still delivers (progress, result) is dropped;
+//  - step mode (setStepMode before startRun): a run that can pause (BRKGA, REGAL) stops after
+//    every step; stepReady() delivers that step's progress and best-so-far outcome, and step() /
+//    runToEnd() let it go on (run/StepGate.h);
 //  - cancel() asks the running job to stop (it delivers its result, e.g. a cancelled run with its
 //    best so far); the destructor cancels every job still going and waits for it.
 //
@@ -28,6 +31,7 @@
 #include <mutex>
 
 #include "run/RunContract.h"
+#include "run/StepGate.h"
 
 namespace graphopt::ui {
 
@@ -62,6 +66,15 @@ public:
     // `error` set and nothing started, when the store cannot be opened.
     bool startRun(std::shared_ptr<Run> run, const QString& dbPath, QString* error = nullptr);
     void cancel();
+    // Step mode, for the next startRun(): the run waits after each step until step() or
+    // runToEnd(). Runs that cannot pause ignore it.
+    void setStepMode(bool on) { stepMode_ = on; }
+    bool stepMode() const { return stepMode_; }
+    // The running step-mode job may take one more step / run to the end without pausing again.
+    void step();
+    void runToEnd();
+    // The running job waits for step() (its last step was delivered by stepReady).
+    bool isWaitingForStep() const { return running_ && gate_ && !gate_->released() && gate_->waiting(); }
     // Cancels the running job and drops whatever it still delivers: no finished() or failed()
     // follows (a layout nobody waits for any more).
     void abandon();
@@ -91,6 +104,8 @@ signals:
     void measured(const QVector<graphopt::TuningMeasurement>& measurements);
     void finished();  // result() / outcome() hold it
     void failed(const QString& message);
+    // Step mode: the run finished step `step` and waits; the progress up to it came before.
+    void stepReady(qint64 step, std::shared_ptr<const graphopt::RunOutcome> bestSoFar);
 
 private:
     void flush();
@@ -100,6 +115,8 @@ private:
     QElapsedTimer timer_;
     std::shared_ptr<JobContext::Shared> current_;  // the running job's queue
     std::shared_ptr<CancellationToken> token_;
+    std::shared_ptr<StepGate> gate_;  // of the running step-mode job
+    bool stepMode_ = false;
     QList<QFuture<void>> futures_;  // every job not yet returned, superseded ones included
     // This object's own threads: jobs of different objects (a training, a tuning, a placement
     // and a layout at once) never wait for each other, as they would in Qt's global pool of one

@@ -35,6 +35,7 @@
 #include "RunsBrowser.h"
 #include "TrainingView.h"
 #include "PolicyNodeView.h"
+#include "PopulationView.h"
 #include "placement/RegalEngine.h"
 #include "MemoryChartView.h"
 #include "ScheduleView.h"
@@ -125,7 +126,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(runJob_, &BackgroundJob::progress, this, [this](const QVector<ProgressEvent>& events) {
         QVector<ConvergencePoint> pts;
         pts.reserve(events.size());
-        for (const auto& e : events) pts.push_back({static_cast<double>(e.evaluations), e.bestCost});
+        for (const auto& e : events) {
+            pts.push_back({static_cast<double>(e.evaluations), e.bestCost});
+            if (e.values.contains("population_origins")) lastPopulation_ = e.values;
+        }
         convergence_->addPoints(chartKey_, pts);
         const double budget = static_cast<double>(std::max<int64_t>(1, runSpec_.budget));
         runPanel_->setProgress(std::min(1.0, pts.back().evaluations / budget));
@@ -134,6 +138,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                                  .arg(pts.back().bestCost, 0, 'g', 5));
     });
     connect(runJob_, &BackgroundJob::finished, this, &MainWindow::onRunFinished);
+    connect(runJob_, &BackgroundJob::stepReady, this, &MainWindow::onStepReady);
+    connect(runPanel_, &RunPanel::stepRequested, this, [this] {
+        runJob_->step();
+        runPanel_->setStatus(tr("Running the next generation ..."));
+    });
+    connect(runPanel_, &RunPanel::runToEndRequested, runJob_, &BackgroundJob::runToEnd);
     connect(runJob_, &BackgroundJob::failed, this, [this](const QString& message) {
         runPanel_->setRunning(false);
         runPanel_->setStatus(tr("Run failed: %1").arg(message));
@@ -182,7 +192,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 MainWindow::~MainWindow() {
     // Child widgets outlive this object's members while Qt deletes them, and some signal on the
     // way (the graph's selection is cleared, a tab changes): nothing may call back in here.
-    for (QObject* sender : std::initializer_list<QObject*>{view_, results_, central_, runsBrowser_, trainingView_})
+    for (QObject* sender : std::initializer_list<QObject*>{view_, results_, central_, runsBrowser_, trainingView_, runJob_})
         if (sender) sender->disconnect(this);
     QSettings settings;
     settings.setValue("mainWindow/geometry", saveGeometry());
@@ -352,6 +362,9 @@ void MainWindow::buildDocks() {
     results_->addTab(schedule_, tr("Schedule"));
     memory_ = new MemoryChartView(results_);
     results_->addTab(memory_, tr("Memory"));
+    population_ = new PopulationView(results_);
+    population_->setObjectName("populationView");
+    results_->addTab(population_, tr("Population"));
     policyView_ = new PolicyNodeView(results_);
     policyView_->setObjectName("policyNodeView");
     results_->addTab(policyView_, tr("REGAL policy"));
@@ -386,6 +399,8 @@ bool MainWindow::startRun() {
     } catch (const std::exception& e) {
         error = QString::fromStdString(e.what());
     }
+    const bool stepping = runPanel_->stepMode();
+    runJob_->setStepMode(stepping);
     if (!run || !runJob_->startRun(run, dbPath_, &error)) {
         runPanel_->setStatus(tr("Cannot start: %1").arg(error));
         statusBar()->showMessage(tr("Cannot start the run"), 5000);
@@ -396,7 +411,9 @@ bool MainWindow::startRun() {
     const QString label = runJob_->runId() >= 0 ? tr("%1 #%2 (seed %3)").arg(QString::fromStdString(spec.engine)).arg(runJob_->runId()).arg(spec.seed)
                                                 : tr("%1 (seed %2)").arg(QString::fromStdString(spec.engine)).arg(spec.seed);
     convergence_->beginRun(chartKey_, label, QString::fromStdString(spec.objective));
-    results_->setCurrentWidget(convergence_);
+    lastPopulation_ = nullptr;
+    population_->clear();
+    results_->setCurrentWidget(stepping ? static_cast<QWidget*>(population_) : convergence_);
     runPanel_->setRunning(true);
     runPanel_->setStatus(tr("Running %1 ...").arg(label));
     statusBar()->showMessage(tr("Running %1 on %2").arg(label, QFileInfo(currentPath_).fileName()));
@@ -412,6 +429,21 @@ void MainWindow::onRunFinished() {
     runPanel_->setProgress(1.0);
     showPlacementResult(result, QString(), runId >= 0 ? tr(" [run %1 stored]").arg(runId) : QString());
     emit runFinished(runId);
+}
+
+void MainWindow::onStepReady(qint64 step, const std::shared_ptr<const RunOutcome>& bestSoFar) {
+    const auto* best = dynamic_cast<const PlacementResult*>(bestSoFar.get());
+    if (!best) return;
+    if (lastPopulation_.is_object()) {
+        std::vector<double> costs;
+        for (const auto& c : lastPopulation_.value("population_costs", nlohmann::json::array()))
+            if (c.is_number()) costs.push_back(c.get<double>());
+        population_->setPopulation(step, costs, lastPopulation_.value("population_origins", std::string()),
+                                   QString::fromStdString(runSpec_.objective));
+    }
+    showPlacementResult(*best, tr("Generation %1, paused. Best so far: ").arg(step),
+                        tr(". Step (F10) runs the next generation."));
+    emit stepShown(step);
 }
 
 void MainWindow::showPlacementResult(const PlacementResult& result, const QString& prefix, const QString& suffix) {

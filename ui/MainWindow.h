@@ -14,6 +14,7 @@
 #include "graph/Graph.h"
 #include "placement/PlacementResult.h"
 #include "run/Run.h"
+#include "run/RunContract.h"
 
 class QAction;
 class QLabel;
@@ -44,6 +45,7 @@ class RunPanel;
 class RunsBrowser;
 class TrainingView;
 class PolicyNodeView;
+class PopulationView;
 
 struct LoadOutcome {
     std::shared_ptr<const Graph> graph;
@@ -91,6 +93,8 @@ public:
     ConvergenceChart* convergenceChart() const { return convergence_; }
     ScheduleView* scheduleView() const { return schedule_; }
     MemoryChartView* memoryChart() const { return memory_; }
+    // Step mode's population of the current generation (Results > Population).
+    PopulationView* populationView() const { return population_; }
     // Where runs are recorded (default: the user's data folder); empty disables recording.
     void setDatabasePath(const QString& path);
     QString databasePath() const { return dbPath_; }
@@ -110,6 +114,8 @@ signals:
     void layoutFailed(const QString& message);
     void runFinished(qint64 runId);
     void runFailed(const QString& message);
+    // Step mode: generation `step` is shown (population, best placement, Gantt) and the run waits.
+    void stepShown(qint64 step);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -124,6 +130,7 @@ private:
     void showNodeProperties(int node);
     void updatePolicyView();  // the REGAL policy tab: the selected node under the run panel's policy
     void onRunFinished();
+    void onStepReady(qint64 step, const std::shared_ptr<const RunOutcome>& bestSoFar);
     void applyPlacementToView();
     void showPlacementResult(const PlacementResult& result, const QString& prefix, const QString& suffix);
     // Runs `action` once `path` is the model shown and laid out (now, or after opening it).
@@ -162,6 +169,8 @@ private:
     ConvergenceChart* convergence_ = nullptr;
     ScheduleView* schedule_ = nullptr;
     MemoryChartView* memory_ = nullptr;
+    PopulationView* population_ = nullptr;
+    nlohmann::json lastPopulation_;  // step mode: the last progress event's values with origins
     QTabWidget* results_ = nullptr;
     std::unique_ptr<PlacementResult> lastResult_;
     qint64 chartKey_ = 0;

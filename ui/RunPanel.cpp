@@ -9,6 +9,7 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QKeySequence>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
@@ -176,17 +177,39 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     auto* buttons = new QHBoxLayout();
     buttons->addWidget(start_);
     buttons->addWidget(cancel_);
+    stepMode_ = new QCheckBox(tr("Step mode: pause after every generation"), this);
+    stepMode_->setObjectName("stepMode");
+    stepMode_->setToolTip(tr("For teaching: the run stops after each generation and shows its population "
+                             "(Results > Population) and best placement; Step goes one generation on"));
+    step_ = new QPushButton(tr("Step"), this);
+    step_->setObjectName("stepButton");
+    step_->setToolTip(tr("One more generation"));
+    step_->setShortcut(QKeySequence(tr("F10")));
+    runToEnd_ = new QPushButton(tr("Run to end"), this);
+    runToEnd_->setObjectName("runToEndButton");
+    runToEnd_->setToolTip(tr("Go on without pausing until the budget is spent"));
+    auto* stepButtons = new QHBoxLayout();
+    stepButtons->addWidget(step_);
+    stepButtons->addWidget(runToEnd_);
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addWidget(params_);
     layout->addLayout(buttons);
+    layout->addWidget(stepMode_);
+    layout->addLayout(stepButtons);
     layout->addWidget(progress_);
     layout->addWidget(status_);
     layout->addStretch(1);
 
     connect(start_, &QPushButton::clicked, this, &RunPanel::startRequested);
     connect(cancel_, &QPushButton::clicked, this, &RunPanel::cancelRequested);
+    connect(step_, &QPushButton::clicked, this, &RunPanel::stepRequested);
+    connect(runToEnd_, &QPushButton::clicked, this, [this] {
+        steppingRun_ = false;  // no more pauses: the step buttons go
+        updateEnabled();
+        emit runToEndRequested();
+    });
     connect(engine_, &QComboBox::currentIndexChanged, this, [this] {
         engine_->setToolTip(engine_->currentData(Qt::ToolTipRole).toString());
         rebuildParameters();
@@ -272,8 +295,13 @@ void RunPanel::setSpec(const RunSpec& s) {
             if (QWidget* w = paramWidgets_.value(QString::fromStdString(it.key()))) setValue(w, it.value());
 }
 
+bool RunPanel::stepMode() const { return stepMode_->isChecked() && stepMode_->isEnabled(); }
+
+void RunPanel::setStepMode(bool on) { stepMode_->setChecked(on); }
+
 void RunPanel::setRunning(bool running) {
     running_ = running;
+    steppingRun_ = running && stepMode_->isChecked() && stepMode_->isEnabled();
     if (running) progress_->setValue(0);
     updateEnabled();
 }
@@ -288,6 +316,14 @@ void RunPanel::updateEnabled() {
     cancel_->setEnabled(running_);
     for (QWidget* w : std::initializer_list<QWidget*>{engine_, objective_, devices_, budget_, seed_, threads_, params_})
         w->setEnabled(!running_);
+    bool steps = false;
+    try {
+        steps = describePlacementEngine(engine_->currentData().toString().toStdString()).steps;
+    } catch (const std::exception&) {
+    }
+    stepMode_->setEnabled(!running_ && steps);
+    step_->setVisible(steppingRun_);
+    runToEnd_->setVisible(steppingRun_);
 }
 
 QStringList RunPanel::policyChoices() const {

@@ -11,6 +11,7 @@
 #include "run/ParamSpec.h"
 #include "run/Run.h"
 
+class QCheckBox;
 class QComboBox;
 class QFormLayout;
 class QGroupBox;
@@ -38,10 +39,16 @@ public:
     // offers the policies trained for the current objective and devices, after the shipped one.
     void refreshPolicyChoices();
     QStringList policyChoices() const;  // the files offered; "" first = the shipped policy
+    // Step mode (teaching): ticked and offered for the engine (BRKGA, REGAL). While a step-mode
+    // run goes, Step and Run to end replace nothing: they sit beside Cancel.
+    bool stepMode() const;
+    void setStepMode(bool on);
 
 signals:
     void startRequested();
     void cancelRequested();
+    void stepRequested();
+    void runToEndRequested();
 
 private:
     void rebuildParameters();
@@ -59,6 +66,10 @@ private:
     std::vector<ParamSpec> paramSpecs_;
     QPushButton* start_ = nullptr;
     QPushButton* cancel_ = nullptr;
+    QCheckBox* stepMode_ = nullptr;
+    QPushButton* step_ = nullptr;
+    QPushButton* runToEnd_ = nullptr;
+    bool steppingRun_ = false;  // the run going was started in step mode
     QProgressBar* progress_ = nullptr;
     QLabel* status_ = nullptr;
     bool running_ = false;

@@ -30,6 +30,9 @@
 #include "graph/Loaders.h"
 #include <QTextBrowser>
 #include <QComboBox>
+#include <QCheckBox>
+#include <QPushButton>
+#include "PopulationView.h"
 #include <QGraphicsItem>
 #include <QGraphicsScene>
 
@@ -331,4 +334,73 @@ TEST(MainWindow, AReaderThatCrashesOrHangsCostsTheChildNotTheWindow) {
     ASSERT_TRUE(loaded.wait(30000));
     EXPECT_EQ(w.graph()->nodeCount(), 49u);
     EXPECT_EQ(w.graph()->metadata.at("format"), "onnx");
+}
+
+// Step mode from the run panel: each Step runs exactly one generation, the population view holds
+// the whole population with its origins, and the graph and the Gantt chart show the best so far.
+TEST(MainWindow, StepModeAdvancesOneGenerationPerStepAndShowsThePopulation) {
+    QTemporaryDir dir;
+    MainWindow w;
+    w.setDatabasePath(dir.filePath("runs.db"));
+    QSignalSpy ready(&w, &MainWindow::layoutReady);
+    QSignalSpy done(&w, &MainWindow::runFinished);
+    QSignalSpy shown(&w, &MainWindow::stepShown);
+    w.openModel(kModels + "resnet18.onnx");
+    ASSERT_TRUE(ready.wait(60000));
+    graphopt::RunSpec spec = w.runPanel()->spec();
+    spec.engine = "brkga";
+    spec.objective = "runtime";
+    spec.devices = "2xgpu-pcie";
+    spec.budget = 50'000'000;  // far more than the test waits for
+    spec.seed = 5;
+    spec.params = {{"population", 40}, {"elite_fraction", 0.1}, {"mutant_fraction", 0.2}, {"rho_e", 0.7}};
+    w.runPanel()->setSpec(spec);
+    auto* stepBox = w.runPanel()->findChild<QCheckBox*>("stepMode");
+    auto* stepButton = w.runPanel()->findChild<QPushButton*>("stepButton");
+    auto* toEnd = w.runPanel()->findChild<QPushButton*>("runToEndButton");
+    ASSERT_TRUE(stepBox && stepButton && toEnd);
+    EXPECT_TRUE(stepBox->isEnabled());  // BRKGA can pause
+    stepBox->setChecked(true);
+    ASSERT_TRUE(w.startRun());
+    EXPECT_FALSE(stepButton->isHidden());
+
+    ASSERT_TRUE(shown.wait(30000));
+    EXPECT_EQ(shown.last().first().toLongLong(), 0);
+    auto* pop = w.populationView();
+    EXPECT_EQ(pop->generation(), 0);
+    EXPECT_EQ(pop->pointCount(), 40);
+    EXPECT_EQ(pop->pointCount('i'), 40);
+    ASSERT_NE(w.lastResult(), nullptr);
+    EXPECT_EQ(w.lastResult()->evaluations, 40);
+    EXPECT_EQ(w.scheduleView()->opBarCount(), 49);
+    for (int v = 0; v < 49; ++v)
+        EXPECT_EQ(w.graphView()->nodeColor(v), graphopt::ui::deviceColor(w.lastResult()->placement[v])) << v;
+    // Paused: nothing more happens until Step.
+    QTest::qWait(300);
+    EXPECT_EQ(shown.count(), 1);
+    EXPECT_TRUE(w.runJob()->isWaitingForStep());
+
+    for (qint64 g = 1; g <= 3; ++g) {
+        QTest::mouseClick(stepButton, Qt::LeftButton);
+        ASSERT_TRUE(shown.wait(30000)) << g;
+        EXPECT_EQ(shown.last().first().toLongLong(), g);
+        EXPECT_EQ(pop->generation(), g);
+        EXPECT_EQ(pop->pointCount(), 40);
+        EXPECT_EQ(pop->pointCount('e'), 4);
+        EXPECT_EQ(pop->pointCount('m'), 8);
+        EXPECT_EQ(pop->pointCount('o'), 28);
+        EXPECT_EQ(w.lastResult()->evaluations, 40 + g * 36);  // exactly one generation per step
+        QTest::qWait(100);
+        EXPECT_EQ(shown.count(), g + 1);
+    }
+    // Run to end: no more pauses; cancel then ends it with the best so far.
+    QTest::mouseClick(toEnd, Qt::LeftButton);
+    EXPECT_TRUE(stepButton->isHidden());
+    QTest::qWait(300);
+    EXPECT_EQ(shown.count(), 4);
+    w.runJob()->cancel();
+    ASSERT_TRUE(done.wait(30000));
+    EXPECT_TRUE(w.lastResult()->cancelled);
+    EXPECT_GT(w.lastResult()->evaluations, 40 + 3 * 36);
+    stepBox->setChecked(false);  // the next test starts without it
 }
