@@ -14,6 +14,7 @@
 #include "RunPanel.h"
 #include "GraphView.h"
 #include "TuningView.h"
+#include "BackgroundJob.h"
 #include "placement/RegalEngine.h"
 #include "run/ResourceLocator.h"
 #include "tuning/LearnedTuners.h"
@@ -69,6 +70,11 @@ int main(int argc, char** argv) {
                                "REGAL policy tab, the key distributions the policy chose for it (engine regal).",
                                "text");
     parser.addOption(explain);
+    QCommandLineOption steps("steps",
+                             "With --run: step mode (one generation per step); step on until generation <n> is "
+                             "shown and wait there (with --screenshot: grab then).",
+                             "n");
+    parser.addOption(steps);
     parser.process(app);
 
     graphopt::ui::MainWindow window;
@@ -108,6 +114,13 @@ int main(int argc, char** argv) {
         window.runPanel()->setSpec(spec);
         if (!window.startRun()) std::fprintf(stderr, "could not start a %s run\n", qPrintable(engine));
     };
+    const bool stepping = parser.isSet(steps) && !engines.isEmpty();
+    if (stepping) {
+        window.runPanel()->setStepMode(true);
+        QObject::connect(&window, &graphopt::ui::MainWindow::stepShown, &window, [&window, last = parser.value(steps).toLongLong()](qint64 g) {
+            if (g < last) QTimer::singleShot(0, window.runJob(), &graphopt::ui::BackgroundJob::step);
+        });
+    }
     if (!engines.isEmpty()) {
         QObject::connect(&window, &graphopt::ui::MainWindow::layoutReady, &window, startNext, Qt::SingleShotConnection);
         QObject::connect(&window, &graphopt::ui::MainWindow::runFinished, &window, startNext);
@@ -165,6 +178,11 @@ int main(int argc, char** argv) {
             QObject::connect(window.tuningView(), &graphopt::ui::TuningView::allTuningFinished, &window,
                              [&window, nextTune, tuners, grabAndQuit] {
                                  if (*nextTune >= tuners.size() && !window.tuningView()->isRunning()) grabAndQuit();
+                             });
+        else if (stepping)
+            QObject::connect(&window, &graphopt::ui::MainWindow::stepShown, &window,
+                             [grabAndQuit, last = parser.value(steps).toLongLong()](qint64 g) {
+                                 if (g == last) grabAndQuit();
                              });
         else if (engines.isEmpty())
             QObject::connect(&window, &graphopt::ui::MainWindow::layoutReady, &window,
