@@ -30,6 +30,7 @@ PopulationView::PopulationView(QWidget* parent) : QChartView(parent) {
     elite_ = makeSeries(tr("elite, carried over"), QColor(214, 39, 40), QScatterSeries::MarkerShapeStar, 13, this);
     offspring_ = makeSeries(tr("crossover offspring"), QColor(31, 119, 180), QScatterSeries::MarkerShapeCircle, 7, this);
     mutant_ = makeSeries(tr("mutant"), QColor(44, 160, 44), QScatterSeries::MarkerShapeTriangle, 10, this);
+    seeded_ = makeSeries(tr("heuristic seed"), QColor(148, 103, 189), QScatterSeries::MarkerShapeRectangle, 10, this);
     x_ = new QValueAxis(chart);
     y_ = new QValueAxis(chart);
     x_->setTitleText(tr("rank in the population (best first)"));
@@ -37,7 +38,7 @@ PopulationView::PopulationView(QWidget* parent) : QChartView(parent) {
     y_->setLabelFormat("%.4g");
     chart->addAxis(x_, Qt::AlignBottom);
     chart->addAxis(y_, Qt::AlignLeft);
-    for (QScatterSeries* s : {initial_, offspring_, mutant_, elite_}) {  // elites drawn on top
+    for (QScatterSeries* s : {initial_, offspring_, mutant_, seeded_, elite_}) {  // elites drawn on top
         chart->addSeries(s);
         s->attachAxis(x_);
         s->attachAxis(y_);
@@ -54,12 +55,13 @@ QScatterSeries* PopulationView::seriesFor(char origin) const {
         case 'o': return offspring_;
         case 'm': return mutant_;
         case 'i': return initial_;
+        case 's': return seeded_;
         default: return nullptr;
     }
 }
 
 void PopulationView::clear() {
-    for (QScatterSeries* s : {initial_, elite_, offspring_, mutant_}) s->clear();
+    for (QScatterSeries* s : {initial_, elite_, offspring_, mutant_, seeded_}) s->clear();
     generation_ = -1;
     chart()->setTitle(tr("Step mode shows the population here: tick Step mode in the run panel (BRKGA or REGAL)."));
     x_->setRange(0, 10);
@@ -70,24 +72,25 @@ void PopulationView::setPopulation(qint64 generation, const std::vector<double>&
                                    const QString& objective) {
     const bool memory = objective == "memory";
     const double scale = memory ? 1.0 / (1024.0 * 1024.0) : 1e3;
-    QList<QPointF> points[4];
-    const char letters[4] = {'i', 'e', 'o', 'm'};
+    constexpr int kOrigins = 5;
+    QList<QPointF> points[kOrigins];
+    const char letters[kOrigins] = {'i', 'e', 'o', 'm', 's'};
     double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < costs.size(); ++i) {
         if (!std::isfinite(costs[i])) continue;
         const char o = i < origins.size() ? origins[i] : 'i';
-        const int k = int(std::find(letters, letters + 4, o) - letters);
-        if (k == 4) continue;
+        const int k = int(std::find(letters, letters + kOrigins, o) - letters);
+        if (k == kOrigins) continue;
         const double y = costs[i] * scale;
         points[k].append(QPointF(double(i + 1), y));
         lo = std::min(lo, y);
         hi = std::max(hi, y);
     }
-    for (int k = 0; k < 4; ++k) seriesFor(letters[k])->replace(points[k]);
+    for (int k = 0; k < kOrigins; ++k) seriesFor(letters[k])->replace(points[k]);
     generation_ = generation;
     y_->setTitleText(memory ? tr("peak (MiB)") : tr("time (ms)"));
     // An origin with nobody in it (no initial ones after generation 0) leaves the legend.
-    for (int k = 0; k < 4; ++k)
+    for (int k = 0; k < kOrigins; ++k)
         for (QLegendMarker* m : chart()->legend()->markers(seriesFor(letters[k]))) m->setVisible(!points[k].isEmpty());
     if (lo > hi) lo = 0, hi = 1;
     const double pad = std::max(1e-9, (hi - lo) * 0.06);
@@ -101,7 +104,7 @@ void PopulationView::setPopulation(qint64 generation, const std::vector<double>&
 
 int PopulationView::pointCount() const {
     int n = 0;
-    for (QScatterSeries* s : {initial_, elite_, offspring_, mutant_}) n += s->count();
+    for (QScatterSeries* s : {initial_, elite_, offspring_, mutant_, seeded_}) n += s->count();
     return n;
 }
 
@@ -118,7 +121,8 @@ QString PopulationView::caption() const {
         .arg(pointCount('e'))
         .arg(pointCount('o'))
         .arg(pointCount('m'))
-        .arg(pointCount('i') ? tr(", %1 initial").arg(pointCount('i')) : QString());
+        .arg((pointCount('i') ? tr(", %1 initial").arg(pointCount('i')) : QString()) +
+             (pointCount('s') ? tr(", %1 heuristic seeds").arg(pointCount('s')) : QString()));
 }
 
 }  // namespace graphopt::ui

@@ -20,7 +20,7 @@ public:
     explicit PopulationView(QWidget* parent = nullptr);
 
     // `costs` best first; `origins` one letter per individual ('i' initial, 'e' elite,
-    // 'o' offspring, 'm' mutant: BrkgaOrigin). `objective` is "runtime" (s, shown in ms) or
+    // 'o' offspring, 'm' mutant, 's' a heuristic's solution seeded into generation 0: BrkgaOrigin). `objective` is "runtime" (s, shown in ms) or
     // "memory" (bytes, shown in MiB).
     void setPopulation(qint64 generation, const std::vector<double>& costs, const std::string& origins,
                        const QString& objective);
@@ -37,6 +37,7 @@ private:
     QScatterSeries* elite_ = nullptr;
     QScatterSeries* offspring_ = nullptr;
     QScatterSeries* mutant_ = nullptr;
+    QScatterSeries* seeded_ = nullptr;
     QValueAxis* x_ = nullptr;
     QValueAxis* y_ = nullptr;
     qint64 generation_ = -1;

@@ -14,6 +14,7 @@ char brkgaOriginLetter(BrkgaOrigin o) {
         case BrkgaOrigin::Elite: return 'e';
         case BrkgaOrigin::Offspring: return 'o';
         case BrkgaOrigin::Mutant: return 'm';
+        case BrkgaOrigin::Seeded: return 's';
     }
     return '?';
 }
@@ -46,6 +47,13 @@ BrkgaSearch::BrkgaSearch(size_t keyCount, BrkgaParams params, KeyBias bias)
     }
     if (!bias_.inheritProb.empty() && bias_.inheritProb.size() != L_)
         throw std::invalid_argument("BRKGA crossover probabilities must have one value per key");
+}
+
+void BrkgaSearch::setInitialChromosomes(std::vector<std::vector<double>> chromosomes) {
+    for (const auto& c : chromosomes)
+        if (c.size() != L_) throw std::invalid_argument("BRKGA initial chromosomes must have one value per key");
+    if (chromosomes.size() > size_t(params_.population)) chromosomes.resize(size_t(params_.population));
+    initial_ = std::move(chromosomes);
 }
 
 void BrkgaSearch::drawMutant(Rng& rng, double* out) const {
@@ -102,9 +110,15 @@ BrkgaOutcome BrkgaSearch::run(std::vector<KeyDecoder>& decoders, WorkerPool& poo
         return onGeneration(BrkgaGeneration{g, out.evaluations, out.bestCost, sortedCosts, sortedOrigins, out.bestKeys});
     };
 
-    // Generation 0: the whole population from the mutant distribution.
+    // Generation 0: the given chromosomes, the rest from the mutant distribution (individual i
+    // draws from its own stream either way, so seeding does not shift the others' draws).
+    for (size_t i = 0; i < initial_.size(); ++i) origin[i] = BrkgaOrigin::Seeded;
     bool complete = evaluateRange(
         0, p, [&](int i, double* x) {
+            if (size_t(i) < initial_.size()) {
+                std::copy(initial_[i].begin(), initial_[i].end(), x);
+                return;
+            }
             Rng rng = Rng::stream(seed, 0, uint64_t(i));
             drawMutant(rng, x);
         },

@@ -44,8 +44,9 @@ enum class BrkgaOrigin : uint8_t {
     Elite,      // copied unchanged from the previous generation's elite
     Offspring,  // crossover of an elite and a non-elite parent
     Mutant,     // drawn fresh from the mutant distribution
+    Seeded,     // generation 0, given (a heuristic's solution: setInitialChromosomes)
 };
-char brkgaOriginLetter(BrkgaOrigin o);  // 'i', 'e', 'o', 'm'
+char brkgaOriginLetter(BrkgaOrigin o);  // 'i', 'e', 'o', 'm', 's'
 
 struct BrkgaGeneration {
     int generation = 0;
@@ -71,6 +72,11 @@ class BrkgaSearch {
 public:
     BrkgaSearch(size_t keyCount, BrkgaParams params, KeyBias bias = {});
 
+    // Generation 0 starts with these chromosomes (at most the population; the rest is drawn as
+    // usual). Seeding with heuristics' solutions guarantees the search ends no worse than the best
+    // of them, since the elite is carried over. Throws std::invalid_argument for a wrong length.
+    void setInitialChromosomes(std::vector<std::vector<double>> chromosomes);
+
     // `decoders` has one entry per pool worker. `onGeneration` runs on the calling thread after the
     // initial population and after every generation; returning false stops the search (the best
     // found so far is returned).
@@ -83,6 +89,7 @@ private:
     size_t L_;
     BrkgaParams params_;
     KeyBias bias_;
+    std::vector<std::vector<double>> initial_;
 };
 
 }  // namespace graphopt

@@ -78,6 +78,9 @@ const std::vector<ParamSpec>& brkgaParams() {
                           "share replaced by new random (REGAL: policy-drawn) chromosomes each generation"),
         ParamSpec::number("rho_e", BrkgaParams{}.rhoE, 0, 1,
                           "probability a child takes an elite parent's key (REGAL: per node from the policy)"),
+        ParamSpec::boolean("seed_heuristics", false,
+                           "start the population with the solutions of heft, xla-best and single (their "
+                           "evaluations count in the budget): the result is never worse than theirs"),
     };
     return p;
 }
@@ -124,6 +127,23 @@ SearchOutcome brkgaEngine(const SearchContext& ctx, const KeyBias& bias) {
     bp.mutantFraction = ctx.params.value("mutant_fraction", bp.mutantFraction);
     bp.rhoE = ctx.params.value("rho_e", bp.rhoE);
     BrkgaSearch search(ctx.keyCount(), bp, bias);
+    int64_t heuristicEvaluations = 0;
+    nlohmann::json seeded = nlohmann::json::array();
+    if (ctx.params.value("seed_heuristics", false)) {
+        // The heuristics run quietly (no progress, no steps) on the same problem.
+        SearchContext quiet = ctx;
+        quiet.progress = {};
+        quiet.step = {};
+        std::vector<std::vector<double>> seeds;
+        for (const char* name : {"heft", "xla-best", "single"}) {
+            if (heuristicEvaluations >= ctx.budget) break;
+            SearchOutcome h = findPlacementEngine(name)(quiet);
+            heuristicEvaluations += h.evaluations;
+            seeds.push_back(std::move(h.keys));
+            seeded.push_back(name);
+        }
+        search.setInitialChromosomes(std::move(seeds));
+    }
 
     WorkerPool pool(ctx.threads);
     std::vector<std::unique_ptr<ScheduleSimulator>> sims;
@@ -133,7 +153,9 @@ SearchOutcome brkgaEngine(const SearchContext& ctx, const KeyBias& bias) {
         ScheduleSimulator* s = sims.back().get();
         decoders.push_back([s](std::span<const double> keys) { return s->evaluate(keys).cost; });
     }
-    BrkgaOutcome r = search.run(decoders, pool, ctx.budget, ctx.seed, [&](const BrkgaGeneration& gen) {
+    const int64_t budget = std::max<int64_t>(0, ctx.budget - heuristicEvaluations);
+    BrkgaOutcome r = search.run(decoders, pool, budget, ctx.seed, [&](const BrkgaGeneration& gen) {
+        const int64_t evaluations = gen.evaluations + heuristicEvaluations;
         nlohmann::json costs = nlohmann::json::array();
         std::string origins;  // step mode: one letter per individual, aligned with the costs
         for (size_t i = 0; i < gen.populationCosts.size(); ++i) {
@@ -143,15 +165,16 @@ SearchOutcome brkgaEngine(const SearchContext& ctx, const KeyBias& bias) {
         }
         nlohmann::json values = {{"population_costs", std::move(costs)}};
         if (ctx.stepping()) values["population_origins"] = std::move(origins);
-        ctx.report(gen.generation, gen.evaluations, gen.bestCost, std::move(values));
-        if (ctx.stepping()) ctx.step(gen.generation, gen.evaluations, gen.bestKeys);
+        ctx.report(gen.generation, evaluations, gen.bestCost, std::move(values));
+        if (ctx.stepping()) ctx.step(gen.generation, evaluations, gen.bestKeys);
         return !ctx.cancelled();
     });
     SearchOutcome out;
     out.keys = std::move(r.bestKeys);
-    out.evaluations = r.evaluations;
+    out.evaluations = r.evaluations + heuristicEvaluations;
     out.cancelled = r.stopped;
     out.info = {{"generations", r.generations},
+                {"seeded_with", seeded},
                 {"population", bp.population},
                 {"elite_fraction", bp.eliteFraction},
                 {"mutant_fraction", bp.mutantFraction},

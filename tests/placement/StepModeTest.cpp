@@ -26,7 +26,7 @@ RunSpec brkgaSpec(int64_t budget) {
 }
 
 TEST(StepMode, EveryGenerationIsOneStepWithItsOriginsAndTheBestSoFar) {
-    Graph g = test::randomGraph(3, {10, 8});
+    Graph g = test::randomGraph(3, {30});
     const RunSpec spec = brkgaSpec(20 + 4 * 16);  // generation 0 and four whole generations
     std::vector<ProgressEvent> events;
     std::vector<PlacementResult> steps;
@@ -73,7 +73,7 @@ TEST(StepMode, EveryGenerationIsOneStepWithItsOriginsAndTheBestSoFar) {
 }
 
 TEST(StepMode, TheGateLetsExactlyOneGenerationThroughPerStepAndCancelEndsAWaitingRun) {
-    Graph g = test::randomGraph(4, {12, 9});
+    Graph g = test::randomGraph(4, {40});
     PlacementRun run(g, brkgaSpec(1'000'000));
     StepGate gate;
     CancellationToken cancel;
@@ -118,6 +118,64 @@ TEST(StepGate, ReleaseLetsTheRunGoOnWithoutWaiting) {
     cancel.cancel();
     StepGate closed;
     EXPECT_FALSE(closed.wait(&cancel));  // cancelled: returns at once instead of blocking
+}
+
+}  // namespace
+}  // namespace graphopt
+
+namespace graphopt {
+namespace {
+
+// Heuristic seeds (issue 19): BRKGA and REGAL may start from the solutions of heft, xla-best and
+// single; the search then never ends worse than the best of them, and their evaluations count.
+TEST(HeuristicSeeds, TheSearchEndsNoWorseThanTheBestHeuristicAndCountsItsEvaluations) {
+    for (const char* objective : {"runtime", "memory"})
+        for (uint64_t graphSeed : {11u, 12u, 13u}) {
+            Graph g = test::randomGraph(graphSeed, {40, 0.2});
+            RunSpec base;
+            base.objective = objective;
+            base.devices = "4xgpu-nvlink";
+            base.seed = 2;
+            base.threads = 1;
+            double bestHeuristic = 1e300;
+            int64_t heuristicEvals = 0;
+            for (const char* h : {"heft", "xla-best", "single"}) {
+                RunSpec s = base;
+                s.engine = h;
+                const PlacementResult r = PlacementRun(g, s).run();
+                bestHeuristic = std::min(bestHeuristic, r.cost);
+                heuristicEvals += r.evaluations;
+            }
+            RunSpec s = base;
+            s.engine = "brkga";
+            s.budget = 60;  // a tiny budget: too small to find that on its own
+            s.params = {{"seed_heuristics", true}, {"population", 20}};
+            std::vector<ProgressEvent> events;
+            RunReporter reporter;
+            reporter.progress = [&](const ProgressEvent& e) { events.push_back(e); };
+            reporter.step = [](const RunOutcome&) {};  // for the origins
+            const PlacementResult seeded = PlacementRun(g, s).run(reporter);
+            EXPECT_LE(seeded.cost, bestHeuristic) << objective << " graph " << graphSeed;
+            EXPECT_EQ(seeded.evaluations, 60) << objective;  // the heuristics' share included
+            EXPECT_EQ(seeded.engineInfo.at("seeded_with").size(), 3u);
+            ASSERT_FALSE(events.empty());
+            const std::string origins = events.front().values.at("population_origins");
+            EXPECT_EQ(std::count(origins.begin(), origins.end(), 's'), 3);
+            EXPECT_EQ(events.front().evaluations, 20 + heuristicEvals);
+        }
+}
+
+TEST(HeuristicSeeds, OffByDefaultSoStoredRunsKeepTheirMeaning) {
+    Graph g = test::randomGraph(5, {30});
+    RunSpec s;
+    s.engine = "brkga";
+    s.devices = "2xgpu-pcie";
+    s.budget = 200;
+    s.seed = 3;
+    const PlacementResult plain = PlacementRun(g, s).run();
+    EXPECT_TRUE(plain.engineInfo.at("seeded_with").empty());
+    s.params = {{"seed_heuristics", false}};
+    EXPECT_EQ(PlacementRun(g, s).run().cost, plain.cost);
 }
 
 }  // namespace
