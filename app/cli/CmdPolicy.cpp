@@ -210,6 +210,8 @@ CommandSpec evalPolicyCommand() {
              {"tuned-params", "JSON", "", "BRKGA parameters for a tuned-BRKGA column"},
              {"tune-grid", "", "", "find the tuned-BRKGA parameters by a grid search on the train split"},
              {"tune-on", "DIR_OR_FILES", "", "graphs for --tune-grid", {}, "the bundled models' train split"},
+             {"seed-heuristics", "", "", "uniform BRKGA, REGAL and tuned BRKGA all start from the heft, xla-best and "
+                                         "single solutions (a fair comparison where those baselines are strong)"},
              {"json", "", "", "print JSON instead of a table"}},
             {"graphopt eval-policy --objective runtime --test resources/models --budget 5000 --seeds 3 --baselines "
              "heft,xla-best,single,local"}};
@@ -226,6 +228,7 @@ int cmdEvalPolicy(const ArgList& argv) {
     o.seeds = int(args.getInt("seeds", 1, 100));
     o.threads = int(args.getInt("threads", 1, 256));
     o.sampleActions = args.getChoice("action") == "sample";
+    o.seedHeuristics = args.has("seed-heuristics");
     if (args.has("baselines")) {
         o.baselines = splitList(args.require("baselines"));
         for (const auto& b : o.baselines) findPlacementEngine(b);  // fail early on a bad name
@@ -283,7 +286,7 @@ int cmdEvalPolicy(const ArgList& argv) {
     if (json) {
         nlohmann::json j = {{"objective", objectiveName}, {"devices", devices.name}, {"policy", policy},
                             {"budget", o.budget},         {"seeds", o.seeds},        {"graphs", nlohmann::json::array()},
-                            {"summary", summary}};
+                            {"seed_heuristics", o.seedHeuristics}, {"summary", summary}};
         for (const auto& e : evals) j["graphs"].push_back(e.toJson());
         std::cout << j.dump(2) << "\n";
         return 0;

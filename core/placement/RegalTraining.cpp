@@ -253,9 +253,12 @@ GraphEvaluation evaluatePolicy(PolicyModel& model, const PolicyGraph& g, const D
     GraphEvaluation ev;
     ev.name = g.name;
     ev.nodes = g.features.n;
+    const nlohmann::json params = o.seedHeuristics ? nlohmann::json{{"seed_heuristics", true}} : nlohmann::json::object();
+    nlohmann::json tuned = o.tunedParams;
+    if (tuned.is_object() && o.seedHeuristics) tuned["seed_heuristics"] = true;
     for (int s = 1; s <= o.seeds; ++s) {
         auto t0 = std::chrono::steady_clock::now();
-        ev.uniform.push_back(runBrkga(g, devices, {}, o.budget, uint64_t(s), o.threads));
+        ev.uniform.push_back(runBrkga(g, devices, {}, o.budget, uint64_t(s), o.threads, params));
         ev.uniformS += secondsSince(t0);
         // REGAL's time includes feature extraction and inference, as in the engine.
         t0 = std::chrono::steady_clock::now();
@@ -264,11 +267,11 @@ GraphEvaluation evaluatePolicy(PolicyModel& model, const PolicyGraph& g, const D
         Rng rng = Rng::stream(uint64_t(s), kActionStream, 0);
         const PolicyAction a = o.sampleActions ? sampleAction(probs, rng) : greedyAction(probs);
         ev.inferenceS += secondsSince(t0);
-        ev.regal.push_back(runBrkga(g, devices, biasFromAction(a, f.d + 1), o.budget, uint64_t(s), o.threads));
+        ev.regal.push_back(runBrkga(g, devices, biasFromAction(a, f.d + 1), o.budget, uint64_t(s), o.threads, params));
         ev.regalS += secondsSince(t0);
         if (!o.tunedParams.is_null()) {
             t0 = std::chrono::steady_clock::now();
-            ev.tuned.push_back(runBrkga(g, devices, {}, o.budget, uint64_t(s), o.threads, o.tunedParams));
+            ev.tuned.push_back(runBrkga(g, devices, {}, o.budget, uint64_t(s), o.threads, tuned));
             ev.tunedS += secondsSince(t0);
         }
     }

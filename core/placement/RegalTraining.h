@@ -121,6 +121,9 @@ struct EvalOptions {
     std::vector<std::string> baselines;                 // engine names, e.g. heft, single, xla-best
     nlohmann::json tunedParams;                         // BRKGA params; null = no tuned column
     bool sampleActions = false;  // draw the action from the policy (seeded by the BRKGA seed) instead of greedy
+    // Uniform BRKGA, REGAL and tuned BRKGA alike start from the heft, xla-best and single solutions
+    // (engine parameter seed_heuristics), so none can end worse than those baselines.
+    bool seedHeuristics = false;
 };
 
 struct GraphEvaluation {

@@ -89,3 +89,32 @@ TEST(RegalCli, ErrorsAreOneLineAndExitTwo) {
     }
     fs::remove_all(dir);
 }
+
+// --seed-heuristics: uniform BRKGA and REGAL both start from the baselines' solutions, so neither
+// ends worse than the best of them on any graph or seed.
+TEST(RegalCli, SeededEvaluationNeverEndsWorseThanTheBestBaseline) {
+    const fs::path dir = scratch();
+    std::string graphs;
+    for (const char* family : {"layered", "branchy"}) {
+        const std::string g = (dir / (std::string(family) + ".json")).string();
+        Result gen = runGraphopt("generate --family " + std::string(family) + " --nodes 40 --seed 5 --out " + g);
+        ASSERT_EQ(gen.status, 0) << gen.err;
+        graphs += (graphs.empty() ? "" : ",") + g;
+    }
+    for (const char* objective : {"runtime", "memory"}) {
+        Result ev = runGraphopt(std::string("eval-policy --objective ") + objective + " --devices 2xgpu-pcie --test " + graphs +
+                                " --budget 150 --seeds 2 --baselines heft,xla-best,single --seed-heuristics --json");
+        ASSERT_EQ(ev.status, 0) << ev.err;
+        const auto j = nlohmann::json::parse(ev.out);
+        EXPECT_EQ(j["seed_heuristics"], true);
+        ASSERT_EQ(j["graphs"].size(), 2u);
+        for (const auto& g : j["graphs"]) {
+            double best = 1e300;
+            for (const auto& [name, cost] : g["baselines"].items()) best = std::min(best, cost.get<double>());
+            for (const char* side : {"uniform_cost", "regal_cost"})
+                for (const auto& c : g[side]) EXPECT_LE(c.get<double>(), best * (1 + 1e-12)) << objective << " " << side;
+        }
+        EXPECT_GE(j["summary"]["vs_best_baseline_mean_improvement_pct"].get<double>(), 0.0);
+    }
+    fs::remove_all(dir);
+}
