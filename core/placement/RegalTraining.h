@@ -133,8 +133,10 @@ struct GraphEvaluation {
 };
 
 GraphEvaluation evaluatePolicy(PolicyModel& model, const PolicyGraph& g, const DeviceModel& devices, const EvalOptions& o);
-// {"mean_improvement_pct", "median_improvement_pct", "win_rate", and the same against tuned BRKGA
-// and the best baseline when present}. Improvement per graph = mean over seeds of
+// {"mean_improvement_pct", "median_improvement_pct", "win_rate"} against uniform BRKGA, and the
+// same three against tuned BRKGA and the best baseline when present, both as an object
+// ("vs_tuned", "vs_best_baseline") and, as before, as flat keys with that prefix
+// ("vs_best_baseline_win_rate", ...). Improvement per graph = mean over seeds of
 // (other - regal) / other; win rate = share of (graph, seed) pairs where REGAL is strictly better.
 nlohmann::json summarizeEvaluations(const std::vector<GraphEvaluation>& evals);
 
