@@ -79,7 +79,7 @@ std::vector<PolicyGraph> buildTrainingSet(const TrainingSetOptions& o, const Dev
             }
     if (!o.modelsDir.empty())
         for (const std::string& file : splitFiles(o.modelsDir, "train"))
-            out.push_back(preparePolicyGraph(file, loadGraph(o.modelsDir + "/" + file), devices, objective));
+            out.push_back(preparePolicyGraph(file, loadGraph(o.modelsDir + "/" + file, o.modelInputs), devices, objective));
     return out;
 }
 

@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "graph/Graph.h"
+#include "graph/Loaders.h"
 #include "placement/DeviceModel.h"
 #include "placement/RegalPolicy.h"
 #include "placement/ScheduleProblem.h"
@@ -54,6 +55,9 @@ struct TrainingSetOptions {
     int graphSeeds = 2;
     std::string modelsDir;  // resources/models, or "" for synthetic graphs only
     int validationNodes = 120;
+    // Input sizes for the models of the train split (--batch, --input-shape); the synthetic
+    // graphs are generated as they are.
+    LoadOptions modelInputs;
 };
 std::vector<PolicyGraph> buildTrainingSet(const TrainingSetOptions& o, const DeviceModel& devices, PlacementObjective objective);
 std::vector<PolicyGraph> buildValidationSet(const TrainingSetOptions& o, const DeviceModel& devices, PlacementObjective objective);
