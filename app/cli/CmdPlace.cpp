@@ -11,6 +11,7 @@
 #include "Commands.h"
 #include "TextFormat.h"
 #include "Interrupt.h"
+#include "ModelOptions.h"
 #include "StoreOptions.h"
 #include "graph/Loaders.h"
 #include "placement/PlacementEngines.h"
@@ -63,7 +64,9 @@ CommandSpec placeCommand() {
                       noStoreOption(),
                       dbOption()},
                      {"graphopt place resources/models/resnet18.onnx --engine regal --objective memory",
-                      "graphopt place resources/models/inception_v3.onnx --engine brkga --params '{\"population\": 200}'"}};
+                      "graphopt place resources/models/inception_v3.onnx --engine brkga --params '{\"population\": 200}'",
+                      "graphopt place resources/models/transformer_encoder.onnx --batch 32 --devices 4xgpu-nvlink"}};
+    for (auto& o : modelShapeOptions()) spec.options.insert(spec.options.end() - 2, o);  // before --no-store, --db
     spec.details = "engines:\n";
     for (const auto& d : placementEngineDescriptions()) {
         spec.details += "  " + d.name + ": " + d.summary + "\n";
@@ -92,9 +95,12 @@ int cmdPlace(const ArgList& argv) {
     if (args.has("rho-e")) spec.params["rho_e"] = args.getDouble("rho-e", 0, 1);
     if (args.has("no-weights")) spec.params["count_weights"] = false;
     if (args.has("policy")) spec.params["policy"] = args.require("policy");
+    const LoadOptions inputs = loadOptionsFrom(args);
 
     DeviceModel devices = DeviceModel::load(spec.devices);  // fail on a bad preset before loading
-    const Graph g = loadGraph(path);
+    // The stored run records the input dimensions set here (RunSpec::inputDims, from the graph).
+    const Graph g = loadGraph(path, inputs);
+    const auto inputDims = g.metadata.find("onnx.input_dims");
     PlacementRun run(g, spec, devices, path);  // refuses a bad engine parameter before anything is stored
     // Recorded in the run store (--db PATH, default in the XDG data folder) unless --no-store;
     // Ctrl-C cancels the run and stores its best result so far.
@@ -106,11 +112,13 @@ int cmdPlace(const ArgList& argv) {
     if (args.has("json")) {
         nlohmann::json j = r.toJson(args.has("schedule"));
         j["model"] = path;
+        if (inputDims != g.metadata.end()) j["input_dims"] = inputDims->second;
         if (recorded.runId()) j["run_id"] = *recorded.runId();
         std::cout << j.dump(2) << "\n";
         return status;
     }
-    std::cout << "model:        " << path << " (" << g.nodeCount() << " nodes)\n";
+    std::cout << "model:        " << path << " (" << g.nodeCount() << " nodes"
+              << (inputDims != g.metadata.end() ? ", inputs " + inputDims->second : "") << ")\n";
     std::cout << "devices:      " << devices.name << " (";
     for (size_t k = 0; k < r.deviceNames.size(); ++k) std::cout << (k ? ", " : "") << r.deviceNames[k];
     std::cout << ")\n";

@@ -15,6 +15,7 @@
 #include "Args.h"
 #include "Commands.h"
 #include "Interrupt.h"
+#include "ModelOptions.h"
 #include "StoreOptions.h"
 #include "graph/Loaders.h"
 #include "nn/TorchRuntime.h"
@@ -69,10 +70,13 @@ std::vector<std::string> graphFiles(const std::string& spec, const std::string& 
     return files;
 }
 
+// Every file with the same input sizes (--batch, --input-shape); a file that cannot take them is
+// an error naming it.
 std::vector<regal::PolicyGraph> loadGraphs(const std::vector<std::string>& files, const DeviceModel& devices,
-                                           PlacementObjective objective) {
+                                           PlacementObjective objective, const LoadOptions& inputs) {
     std::vector<regal::PolicyGraph> out;
-    for (const auto& f : files) out.push_back(regal::preparePolicyGraph(fs::path(f).filename().string(), loadGraph(f), devices, objective));
+    for (const auto& f : files)
+        out.push_back(regal::preparePolicyGraph(fs::path(f).filename().string(), loadGraph(f, inputs), devices, objective));
     return out;
 }
 
@@ -117,6 +121,8 @@ CommandSpec trainPolicyCommand() {
           "the bundled models"},
          {"checkpoint", "FILE", "", "checkpoint written after every epoch", {}, "OUT.ckpt"},
          {"resume", "CHECKPOINT", "", "go on from this checkpoint (same options)"},
+         modelShapeOptions("ONNX models of the train split")[0],
+         modelShapeOptions("ONNX models of the train split")[1],
          noStoreOption(),
          dbOption()},
         {"graphopt train-policy --objective runtime --epochs 40 --budget 2000 --out my-policy.json"}};
@@ -152,6 +158,11 @@ int cmdTrainPolicy(const ArgList& argv) {
     if (args.has("models")) p["models"] = args.require("models");
     if (args.has("checkpoint")) p["checkpoint"] = args.require("checkpoint");
     if (args.has("resume")) p["resume"] = args.require("resume");
+    // The train split's models are read with these input sizes (params.batch, params.input_shapes);
+    // the synthetic graphs are generated as they are.
+    const LoadOptions inputs = loadOptionsFrom(args);
+    if (inputs.batch > 0) p["batch"] = inputs.batch;
+    if (!inputs.inputShapes.empty()) p["input_shapes"] = inputs.inputShapes;
     std::ostringstream cmd;
     cmd << "graphopt train-policy";
     for (const auto& a : argv) cmd << " " << a;
@@ -212,6 +223,8 @@ CommandSpec evalPolicyCommand() {
              {"tune-on", "DIR_OR_FILES", "", "graphs for --tune-grid", {}, "the bundled models' train split"},
              {"seed-heuristics", "", "", "uniform BRKGA, REGAL and tuned BRKGA all start from the heft, xla-best and "
                                          "single solutions (a fair comparison where those baselines are strong)"},
+             modelShapeOptions("ONNX graphs (test and --tune-on)")[0],
+             modelShapeOptions("ONNX graphs (test and --tune-on)")[1],
              {"json", "", "", "print JSON instead of a table"}},
             {"graphopt eval-policy --objective runtime --test resources/models --budget 5000 --seeds 3 --baselines "
              "heft,xla-best,single,local"}};
@@ -235,6 +248,7 @@ int cmdEvalPolicy(const ArgList& argv) {
     }
     if (args.has("tuned-params")) o.tunedParams = args.getJsonObject("tuned-params");
     const std::string testSpec = args.require("test");
+    const LoadOptions inputs = loadOptionsFrom(args);
     const DeviceModel devices = DeviceModel::load(devicesName);
     const PlacementObjective objective = objectiveFromName(objectiveName);
     const std::string policy =
@@ -245,12 +259,12 @@ int cmdEvalPolicy(const ArgList& argv) {
         throw UsageError(policy + ": the policy is for " + std::to_string(meta.config.devices) + " devices, " + devices.name +
                          " has " + std::to_string(devices.deviceCount()));
     const auto files = graphFiles(testSpec, "test");
-    const auto graphs = loadGraphs(files, devices, objective);
+    const auto graphs = loadGraphs(files, devices, objective, inputs);
     const bool json = args.has("json");
 
     if (args.has("tune-grid")) {
         const auto tuneFiles = graphFiles(args.get("tune-on").value_or(modelsDir()), "train");
-        const auto tuneGraphs = loadGraphs(tuneFiles, devices, objective);
+        const auto tuneGraphs = loadGraphs(tuneFiles, devices, objective, inputs);
         std::cerr << "eval-policy: grid search for BRKGA on " << tuneGraphs.size() << " training graphs\n";
         o.tunedParams = regal::tuneBrkgaGrid(tuneGraphs, devices, o.budget, 1, o.threads,
                                              [](const std::string& line) { std::cerr << "  " << line << "\n"; });
@@ -287,22 +301,32 @@ int cmdEvalPolicy(const ArgList& argv) {
         nlohmann::json j = {{"objective", objectiveName}, {"devices", devices.name}, {"policy", policy},
                             {"budget", o.budget},         {"seeds", o.seeds},        {"graphs", nlohmann::json::array()},
                             {"seed_heuristics", o.seedHeuristics}, {"summary", summary}};
-        for (const auto& e : evals) j["graphs"].push_back(e.toJson());
+        if (inputs.batch > 0) j["batch"] = inputs.batch;
+        if (!inputs.inputShapes.empty()) j["input_shapes"] = inputs.inputShapes;
+        for (size_t i = 0; i < evals.size(); ++i) {
+            nlohmann::json g = evals[i].toJson();
+            const auto& meta = graphs[i].graph->metadata;
+            if (auto it = meta.find("onnx.input_dims"); it != meta.end()) g["input_dims"] = it->second;
+            j["graphs"].push_back(std::move(g));
+        }
         std::cout << j.dump(2) << "\n";
         return 0;
     }
     std::cout << std::fixed << std::setprecision(2) << "costs in " << (objective == PlacementObjective::Runtime ? "ms" : "MiB")
-              << "; budget " << o.budget << ", seeds 1.." << o.seeds << ", policy " << policy << "\n";
+              << "; budget " << o.budget << ", seeds 1.." << o.seeds << ", policy " << policy
+              << (inputs.batch > 0 ? "; batch " + std::to_string(inputs.batch) : "")
+              << (inputs.inputShapes.empty() ? "" : "; input shapes " + nlohmann::json(inputs.inputShapes).dump()) << "\n";
     std::cout << "vs uniform BRKGA:  mean improvement " << summary["mean_improvement_pct"].get<double>() << " %, median "
               << summary["median_improvement_pct"].get<double>() << " %, win rate " << summary["win_rate"].get<double>() << "\n";
-    if (summary.contains("vs_tuned_win_rate"))
-        std::cout << "vs tuned BRKGA:    mean improvement " << summary["vs_tuned_mean_improvement_pct"].get<double>()
-                  << " %, median " << summary["vs_tuned_median_improvement_pct"].get<double>() << " %, win rate "
-                  << summary["vs_tuned_win_rate"].get<double>() << "  (" << o.tunedParams.dump() << ")\n";
-    if (summary.contains("vs_best_baseline_win_rate"))
-        std::cout << "vs best baseline:  mean improvement " << summary["vs_best_baseline_mean_improvement_pct"].get<double>()
-                  << " %, median " << summary["vs_best_baseline_median_improvement_pct"].get<double>() << " %, win rate "
-                  << summary["vs_best_baseline_win_rate"].get<double>() << "\n";
+    auto figures = [](const nlohmann::json& f) {
+        std::ostringstream os;
+        os << std::fixed << std::setprecision(2) << "mean improvement " << f["mean_improvement_pct"].get<double>()
+           << " %, median " << f["median_improvement_pct"].get<double>() << " %, win rate " << f["win_rate"].get<double>();
+        return os.str();
+    };
+    if (summary.contains("vs_tuned"))
+        std::cout << "vs tuned BRKGA:    " << figures(summary["vs_tuned"]) << "  (" << o.tunedParams.dump() << ")\n";
+    if (summary.contains("vs_best_baseline")) std::cout << "vs best baseline:  " << figures(summary["vs_best_baseline"]) << "\n";
     std::cout << "total time:        " << summary["total_s"].get<double>() << " s\n";
     return 0;
 }

@@ -153,6 +153,17 @@ int runsShow(const ArgList& args) {
         std::cout << "graph:      " << graph->name << " (" << graph->nodes << " nodes, " << graph->edges
                   << " edges, hash " << graph->contentHash.substr(0, 12) << ")"
                   << (graph->sourcePath.empty() ? "" : " " + graph->sourcePath) << "\n";
+    // The model's input sizes when they were set at load (--batch, --input-shape); training runs
+    // keep theirs in params (they apply to every model of the train split).
+    if (r.spec.contains("input_dims") && r.spec["input_dims"].is_string())
+        std::cout << "inputs:     " << r.spec["input_dims"].get<std::string>() << "\n";
+    else if (const nlohmann::json p = r.spec.value("params", nlohmann::json::object());
+             r.kind == "training" && p.is_object() && (p.contains("batch") || p.contains("input_shapes"))) {
+        std::cout << "inputs:     ";
+        if (p.contains("batch")) std::cout << "batch " << p["batch"].dump() << (p.contains("input_shapes") ? ", " : "");
+        if (p.contains("input_shapes")) std::cout << "shapes " << p["input_shapes"].dump();
+        std::cout << " (models of the train split)\n";
+    }
     std::cout << "seed:       " << r.seed << "\n";
     std::cout << "started:    " << r.startedAt << "\n";
     std::cout << "ended:      " << (r.endedAt.empty() ? "-" : r.endedAt) << "\n";

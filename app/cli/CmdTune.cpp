@@ -13,6 +13,7 @@
 #include "Args.h"
 #include "Commands.h"
 #include "Interrupt.h"
+#include "ModelOptions.h"
 #include "StoreOptions.h"
 #include "graph/Loaders.h"
 #include "run/RecordedRun.h"
@@ -40,7 +41,9 @@ CommandSpec tuneCommand() {
           "packed with halide, nchw with sim"},
          {"trials", "N", "32", "measurements per task"},
          {"seed", "S", "1", "random seed"},
-         {"batch", "B", "8", "configurations proposed and measured together"},
+         {"measure-batch", "B", "8", "configurations proposed and measured together (params.batch_size)"},
+         modelShapeOptions()[0],
+         modelShapeOptions()[1],
          {"min-time", "S", "0.05", "halide: timed runs per measurement add up to at least S seconds"},
          {"timeout", "S", "20", "halide: limit per measurement, compile included (s)"},
          {"worker", "PATH", "", "halide: the measure worker", {}, "graphopt-measure-worker beside this program"},
@@ -50,7 +53,8 @@ CommandSpec tuneCommand() {
          noStoreOption(),
          dbOption()},
         {"graphopt tune resources/models/resnet18.onnx --task 1 --tuner release --measurer halide --trials 48",
-         "graphopt tune resources/models/resnet18.onnx --all --tuner autotvm --measurer sim --trials 128"}};
+         "graphopt tune resources/models/resnet18.onnx --all --tuner autotvm --measurer sim --trials 128",
+         "graphopt tune resources/models/transformer_encoder.onnx --task 0 --batch 32 --measurer sim --trials 64"}};
     spec.details = "tuners (--tuner-params keys below each):\n";
     for (const auto& d : tunerDescriptions()) {
         spec.details += "  " + d.name + ": " + d.summary + "\n";
@@ -69,10 +73,14 @@ int cmdTune(const ArgList& argv) {
     const std::string measurerName = args.getChoice("measurer");
     const int64_t trials = args.getInt("trials", 1, 1000000);
     const uint64_t seed = args.getSeed("seed");
-    const int batch = static_cast<int>(args.getInt("batch", 1, 4096));
+    // Configurations per batch of measurements; --batch is the model's batch size, as everywhere.
+    const int batch = static_cast<int>(args.getInt("measure-batch", 1, 4096));
+    const LoadOptions inputs = loadOptionsFrom(args);
     if (args.has("all") && args.has("task")) throw UsageError("give --task K or --all, not both");
 
-    const Graph g = loadGraph(path);
+    // Tasks are extracted from the shapes re-inferred for these inputs; each stored run records them.
+    const Graph g = loadGraph(path, inputs);
+    const auto inputDims = g.metadata.find("onnx.input_dims");
     // Conv tasks take the packed template with real measurements (NCHW with --template nchw).
     const std::string templ = args.has("template") ? args.getChoice("template") : (measurerName == "halide" ? "packed" : "nchw");
     auto tasks = extractTasks(g);
@@ -146,7 +154,8 @@ int cmdTune(const ArgList& argv) {
     out["measurer"] = measurerName;
     out["trials"] = trials;
     out["seed"] = seed;
-    out["batch_size"] = batch;
+    out["batch_size"] = batch;  // --measure-batch (the key of stored runs' params)
+    if (inputDims != g.metadata.end()) out["input_dims"] = inputDims->second;
     out["tasks"] = nlohmann::json::array();
     double totalS = 0, libtorchS = 0;
     bool allTuned = true, allReferenced = !libtorch.empty();
@@ -158,6 +167,7 @@ int cmdTune(const ArgList& argv) {
     const bool simulated = measurerName == "sim";
     const std::string sim = simulated ? "[simulated CPU] " : "";
     out["simulated"] = simulated;
+    if (!quiet && inputDims != g.metadata.end()) std::cerr << "model inputs: " << inputDims->second << "\n";
     for (size_t idx : chosen) {
         const TuningTask& task = tasks[idx];
         const KnobSpace space = templateSpace(task);

@@ -4,10 +4,10 @@
 
 namespace graphopt::cli {
 
-std::vector<OptionSpec> modelShapeOptions() {
-    return {{"batch", "N", "", "ONNX: the value of every symbolic input dimension named like 'batch' (others: 1)", {}, ""},
+std::vector<OptionSpec> modelShapeOptions(const std::string& which) {
+    return {{"batch", "N", "", which + ": the value of every symbolic input dimension named like 'batch' (others: 1)", {}, ""},
             {"input-shape", "NAME=D1xD2x...", "",
-             "ONNX: the whole shape of input NAME (repeatable); shapes are re-inferred from it", {}, ""}};
+             which + ": the whole shape of input NAME (repeatable); shapes are re-inferred from it", {}, ""}};
 }
 
 LoadOptions loadOptionsFrom(const Args& args) {

@@ -3,6 +3,7 @@
 // the commands that read a model.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "Args.h"
@@ -11,8 +12,9 @@
 
 namespace graphopt::cli {
 
-// The two option descriptions, for a command's spec.
-std::vector<OptionSpec> modelShapeOptions();
+// The two option descriptions, for a command's spec. `which` names the models they apply to in
+// the help ("ONNX": the command's model; "ONNX test graphs", ...).
+std::vector<OptionSpec> modelShapeOptions(const std::string& which = "ONNX");
 // LoadOptions from the parsed options; UsageError for a malformed value.
 LoadOptions loadOptionsFrom(const Args& args);
 

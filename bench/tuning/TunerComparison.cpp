@@ -1,5 +1,5 @@
 // tuner_comparison [--models resnet18,mobilenet_v2] [--only MODEL:i,j,...]... [--template packed|nchw]
-//                  [--tuners random,autotvm,autotvm-as,release] [--seeds 1,2,3] [--budget N] [--batch B]
+//                  [--tuners random,autotvm,autotvm-as,release] [--seeds 1,2,3] [--budget N] [--measure-batch B]
 //                  [--min-time S] [--tuner-params JSON] [--csv FILE] [--cache FILE]
 //
 // ReLeASE's comparison (papers/ReLeASE.md, "What the product reports") on this machine, with real
@@ -263,7 +263,7 @@ int main(int argc, char** argv) {
                 seeds.clear();
                 for (const auto& s : splitList(*v)) seeds.push_back(std::stoull(s));
             } else if ((v = value("--budget"))) budget = std::stoll(*v);
-            else if ((v = value("--batch"))) batch = std::stoi(*v);
+            else if ((v = value("--measure-batch"))) batch = std::stoi(*v);
             else if ((v = value("--min-time"))) minTime = std::stod(*v);
             else if ((v = value("--tuner-params"))) modelParams = nlohmann::json::parse(*v);
             else if ((v = value("--csv"))) csvPath = *v;
@@ -272,7 +272,7 @@ int main(int argc, char** argv) {
         } catch (const std::exception& e) {
             std::cerr << "tuner_comparison: " << e.what()
                       << "\nusage: tuner_comparison [--models a,b] [--only MODEL:i,j] [--template packed|nchw]"
-                         " [--tuners a,b] [--seeds 1,2,3] [--budget N] [--batch B] [--min-time S]"
+                         " [--tuners a,b] [--seeds 1,2,3] [--budget N] [--measure-batch B] [--min-time S]"
                          " [--tuner-params JSON] [--csv FILE] [--cache FILE]\n";
             return 2;
         }

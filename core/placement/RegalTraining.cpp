@@ -79,7 +79,7 @@ std::vector<PolicyGraph> buildTrainingSet(const TrainingSetOptions& o, const Dev
             }
     if (!o.modelsDir.empty())
         for (const std::string& file : splitFiles(o.modelsDir, "train"))
-            out.push_back(preparePolicyGraph(file, loadGraph(o.modelsDir + "/" + file), devices, objective));
+            out.push_back(preparePolicyGraph(file, loadGraph(o.modelsDir + "/" + file, o.modelInputs), devices, objective));
     return out;
 }
 
@@ -304,9 +304,14 @@ void compare(const std::vector<GraphEvaluation>& evals, const std::function<doub
         }
         per.push_back(100.0 * sum / double(std::max<size_t>(1, e.regal.size())));
     }
-    out[prefix + "mean_improvement_pct"] = per.empty() ? 0.0 : std::accumulate(per.begin(), per.end(), 0.0) / double(per.size());
-    out[prefix + "median_improvement_pct"] = median(per);
-    out[prefix + "win_rate"] = pairs ? double(wins) / double(pairs) : 0.0;
+    const nlohmann::json figures = {
+        {"mean_improvement_pct", per.empty() ? 0.0 : std::accumulate(per.begin(), per.end(), 0.0) / double(per.size())},
+        {"median_improvement_pct", median(per)},
+        {"win_rate", pairs ? double(wins) / double(pairs) : 0.0}};
+    // Against uniform BRKGA (no prefix): the three keys at the top. Against another: an object
+    // named after the prefix, and the flat prefixed keys readers of older output know.
+    if (!prefix.empty()) out[prefix.substr(0, prefix.size() - 1)] = figures;
+    for (auto it = figures.begin(); it != figures.end(); ++it) out[prefix + it.key()] = it.value();
 }
 }  // namespace
 

@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "graph/Graph.h"
+#include "graph/Loaders.h"
 #include "placement/DeviceModel.h"
 #include "placement/RegalPolicy.h"
 #include "placement/ScheduleProblem.h"
@@ -54,6 +55,9 @@ struct TrainingSetOptions {
     int graphSeeds = 2;
     std::string modelsDir;  // resources/models, or "" for synthetic graphs only
     int validationNodes = 120;
+    // Input sizes for the models of the train split (--batch, --input-shape); the synthetic
+    // graphs are generated as they are.
+    LoadOptions modelInputs;
 };
 std::vector<PolicyGraph> buildTrainingSet(const TrainingSetOptions& o, const DeviceModel& devices, PlacementObjective objective);
 std::vector<PolicyGraph> buildValidationSet(const TrainingSetOptions& o, const DeviceModel& devices, PlacementObjective objective);
@@ -136,8 +140,10 @@ struct GraphEvaluation {
 };
 
 GraphEvaluation evaluatePolicy(PolicyModel& model, const PolicyGraph& g, const DeviceModel& devices, const EvalOptions& o);
-// {"mean_improvement_pct", "median_improvement_pct", "win_rate", and the same against tuned BRKGA
-// and the best baseline when present}. Improvement per graph = mean over seeds of
+// {"mean_improvement_pct", "median_improvement_pct", "win_rate"} against uniform BRKGA, and the
+// same three against tuned BRKGA and the best baseline when present, both as an object
+// ("vs_tuned", "vs_best_baseline") and, as before, as flat keys with that prefix
+// ("vs_best_baseline_win_rate", ...). Improvement per graph = mean over seeds of
 // (other - regal) / other; win rate = share of (graph, seed) pairs where REGAL is strictly better.
 nlohmann::json summarizeEvaluations(const std::vector<GraphEvaluation>& evals);
 

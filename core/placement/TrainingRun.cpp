@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "graph/GraphError.h"
+#include "graph/Loaders.h"
 #include "nn/TorchRuntime.h"
 #include "placement/DeviceModel.h"
 #include "placement/RegalEngine.h"
@@ -35,6 +37,11 @@ const EngineDescription& trainingDescription() {
             ParamSpec::integer("graph_seeds", 2, 1, 100, "synthetic graphs per family and size"),
             ParamSpec::string("models", "", "folder with splits.json whose train split is added; \"none\" for synthetic "
                                             "graphs only [default: the bundled models]"),
+            ParamSpec::integer("batch", 0, 0, 1 << 20,
+                               "ONNX models of the train split: the value of every symbolic input dimension named "
+                               "like 'batch' (0: not given, such dimensions are 1)"),
+            ParamSpec::object("input_shapes", "ONNX models of the train split: whole input shapes by input name, e.g. "
+                                              "{\"input\": [32, 3, 224, 224]}"),
             ParamSpec::string("out", "", "the policy file to write (required)"),
             ParamSpec::string("checkpoint", "", "checkpoint written after every epoch [default: OUT.ckpt]"),
             ParamSpec::string("resume", "", "checkpoint to go on from"),
@@ -63,6 +70,27 @@ std::vector<int> parseSizes(const std::string& text) {
     }
     if (sizes.empty()) throw std::invalid_argument("sizes: give at least one node count");
     return sizes;
+}
+
+// params.batch and params.input_shapes ({"input": [32, 3, 224, 224]}) as LoadOptions.
+LoadOptions modelInputsFrom(const nlohmann::json& p) {
+    LoadOptions o;
+    o.batch = p.value("batch", int64_t{0});
+    if (!p.contains("input_shapes") || p["input_shapes"].is_null()) return o;
+    for (auto it = p["input_shapes"].begin(); it != p["input_shapes"].end(); ++it) {
+        std::vector<int64_t> dims;
+        bool ok = it.value().is_array() && !it.value().empty();
+        if (ok)
+            for (const auto& d : it.value()) {
+                ok = ok && d.is_number_integer() && d.get<int64_t>() >= 0;
+                if (ok) dims.push_back(d.get<int64_t>());
+            }
+        if (!ok || it.key().empty())
+            throw std::invalid_argument("train-policy: input_shapes: '" + it.key() + "' must map to a list of whole numbers >= 0, not " +
+                                        it.value().dump());
+        o.inputShapes[it.key()] = std::move(dims);
+    }
+    return o;
 }
 
 struct Settings {
@@ -100,6 +128,10 @@ Settings readSettings(const RunSpec& spec) {
     s.set.modelsDir = models == "none" ? "" : (models.empty() ? modelsDir() : models);
     if (!s.set.modelsDir.empty() && !fs::exists(fs::path(s.set.modelsDir) / "splits.json"))
         throw std::invalid_argument(s.set.modelsDir + ": no splits.json (give another models folder, or none)");
+    s.set.modelInputs = modelInputsFrom(p);
+    if (s.set.modelsDir.empty() && !s.set.modelInputs.empty())
+        throw std::invalid_argument("train-policy: batch and input shapes apply to the models of the train split, and "
+                                    "with models none there are none (the synthetic graphs are generated as they are)");
     s.set.validationNodes = std::min(120, *std::max_element(s.set.sizes.begin(), s.set.sizes.end()));
     s.out = p.value("out", std::string());
     if (s.out.empty()) throw std::invalid_argument("train-policy: the policy file to write (out) is required");
@@ -167,6 +199,14 @@ TrainingRun::TrainingRun(RunSpec spec, std::string command) : spec_(std::move(sp
     if (spec_.engine != "regal") throw std::invalid_argument("train-policy: only REGAL's policy can be trained");
     const Settings s = readSettings(spec_);  // validates
     DeviceModel::load(s.options.devices);     // a bad preset or file is refused now
+    // Input sizes a model of the train split cannot take (no symbolic batch dimension, no input of
+    // that name, a format without shapes) are refused now too, naming the file.
+    if (!s.set.modelInputs.empty())
+        for (const std::string& file : splitFiles(s.set.modelsDir, "train")) try {
+                loadGraph(s.set.modelsDir + "/" + file, s.set.modelInputs);
+            } catch (const GraphError& e) {
+                throw std::invalid_argument(e.what());
+            }
     spec_.objective = s.options.objective;
     spec_.devices = s.options.devices;
     spec_.budget = s.options.budget;
@@ -243,6 +283,8 @@ TrainingResult TrainingRun::run(const RunReporter& reporter, const CancellationT
     file.training["sizes"] = s.set.sizes;
     file.training["graph_seeds"] = s.set.graphSeeds;
     file.training["models"] = s.set.modelsDir.empty() ? "none" : "train split of splits.json";
+    if (s.set.modelInputs.batch > 0) file.training["batch"] = s.set.modelInputs.batch;
+    if (!s.set.modelInputs.inputShapes.empty()) file.training["input_shapes"] = s.set.modelInputs.inputShapes;
     file.training["final_validation_win_rate"] = res.last.validationWinRate;
     file.training["final_validation_mean_improvement"] = res.last.validationMeanImprovement;
     file.training["torch"] = nn::torchVersion();

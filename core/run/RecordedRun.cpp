@@ -1,5 +1,6 @@
 #include "run/RecordedRun.h"
 
+#include "graph/Graph.h"
 #include "store/GraphFingerprint.h"
 #include "store/RunRecorder.h"
 
@@ -9,8 +10,14 @@ RecordedRun::RecordedRun(Run& run, const std::string& dbPath) : run_(run), dbPat
     if (dbPath_.empty()) return;
     const RunSubject subject = run_.subject();
     std::optional<GraphRecord> graph;
-    if (subject.graph) graph = describeGraph(*subject.graph, subject.modelPath);
-    recorder_ = std::make_unique<RunRecorder>(dbPath_, run_.spec(), graph, subject.note);
+    RunSpec spec = run_.spec();
+    if (subject.graph) {
+        graph = describeGraph(*subject.graph, subject.modelPath);
+        // The input sizes the model was loaded with (--batch, --input-shape) are part of what ran.
+        const auto dims = subject.graph->metadata.find("onnx.input_dims");
+        if (spec.inputDims.empty() && dims != subject.graph->metadata.end()) spec.inputDims = dims->second;
+    }
+    recorder_ = std::make_unique<RunRecorder>(dbPath_, spec, graph, subject.note);
 }
 
 RecordedRun::~RecordedRun() = default;

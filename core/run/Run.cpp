@@ -23,8 +23,10 @@ RunStatus runStatusFromName(const std::string& s) {
 }
 
 nlohmann::json RunSpec::toJson() const {
-    return {{"engine", engine}, {"kind", kind},       {"objective", objective}, {"devices", devices},
-            {"budget", budget}, {"seed", seed},       {"threads", threads},     {"params", params}};
+    nlohmann::json j = {{"engine", engine}, {"kind", kind},       {"objective", objective}, {"devices", devices},
+                        {"budget", budget}, {"seed", seed},       {"threads", threads},     {"params", params}};
+    if (!inputDims.empty()) j["input_dims"] = inputDims;
+    return j;
 }
 
 RunSpec RunSpec::fromJson(const nlohmann::json& j) {
@@ -37,6 +39,7 @@ RunSpec RunSpec::fromJson(const nlohmann::json& j) {
     s.seed = j.value("seed", uint64_t{1});
     s.threads = j.value("threads", 0);
     s.params = j.value("params", nlohmann::json::object());
+    s.inputDims = j.value("input_dims", "");
     return s;
 }
 

@@ -30,6 +30,11 @@ struct RunSpec {
     uint64_t seed = 1;
     int threads = 0;         // 0 = all cores
     nlohmann::json params = nlohmann::json::object();  // engine-specific parameters
+    // The model's input dimensions the loader set (graph metadata `onnx.input_dims`, e.g.
+    // "input:batch=4" or "input=4x3x224x224"); "" = the shapes in the file. A record of what ran,
+    // filled by RecordedRun from the run's graph; toJson() writes it (key "input_dims") only when
+    // set, so specs of runs without it read as before.
+    std::string inputDims;
     nlohmann::json toJson() const;
     static RunSpec fromJson(const nlohmann::json& j);
 };

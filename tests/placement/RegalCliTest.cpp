@@ -53,6 +53,7 @@ TEST(RegalCli, TrainThenEvaluateThenPlace) {
     EXPECT_EQ(j["graphs"][0]["uniform_cost"].size(), 2u);
     for (const char* k : {"mean_improvement_pct", "median_improvement_pct", "win_rate"}) EXPECT_TRUE(j["summary"].contains(k)) << k;
     EXPECT_TRUE(j["summary"].contains("vs_best_baseline_win_rate"));
+    EXPECT_TRUE(j["summary"]["vs_best_baseline"].contains("win_rate"));  // the object, since issue 19
 
     Result pl = runGraphopt("place " + graph + " --engine regal --objective memory --budget 100 --policy " + policy +
                             " --json --no-store");

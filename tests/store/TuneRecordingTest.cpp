@@ -52,7 +52,7 @@ TEST(TuneRecording, CtrlCDuringTuneAllStoresTheRunningTaskAsCancelledAndStartsNo
     const std::string db = dir.file("runs.db");
     // Far more measurements than the test waits for, one configuration per batch.
     pid_t pid = startGraphopt({"tune", kResnet, "--all", "--tuner", "random", "--measurer", "sim", "--trials", "1000000",
-                               "--batch", "1", "--db", db});
+                               "--measure-batch", "1", "--db", db});
     ASSERT_GE(waitForMeasurements(db, 20), 20u);
     ASSERT_EQ(::kill(pid, SIGINT), 0);
     EXPECT_EQ(waitChild(pid), 130);
@@ -84,7 +84,7 @@ TEST(TuneRecording, SigkillLeavesAnInterruptedRunWithEveryMeasurementReportedBef
     TempDir dir;
     const std::string db = dir.file("runs.db"), err = dir.file("tune.err");
     pid_t pid = startGraphopt({"tune", kResnet, "--task", "1", "--tuner", "random", "--measurer", "sim", "--trials",
-                               "1000000", "--batch", "4", "--db", db},
+                               "1000000", "--measure-batch", "4", "--db", db},
                               err);
     ASSERT_GE(waitForMeasurements(db, 40), 40u);
     ASSERT_EQ(::kill(pid, SIGKILL), 0);

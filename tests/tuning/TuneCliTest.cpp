@@ -114,7 +114,7 @@ TEST(TuneCli, AutoTvmWithAdaptiveSamplingStoresItsClusters) {
     const std::filesystem::path db = std::filesystem::temp_directory_path() / ("tune-cli-as-" + std::to_string(getpid()) + ".db");
     std::filesystem::remove(db);
     const Output o = runGraphopt("tune " + resnet18() + " --task 8 --tuner autotvm-as --measurer sim --trials 48 --seed 2" +
-                                 " --batch 8 --tuner-params '{\"plan_size\": 16}' --json --db " + db.string());
+                                 " --measure-batch 8 --tuner-params '{\"plan_size\": 16}' --json --db " + db.string());
     ASSERT_EQ(o.status, 0);
     const auto j = nlohmann::json::parse(o.out);
     const auto& t = j["tasks"][0];
