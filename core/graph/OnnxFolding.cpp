@@ -634,8 +634,14 @@ struct Evaluator {
         }
         if (op == "Expand") {
             if (!need(2)) return std::nullopt;
+            // The target shape takes part in the broadcast as a tensor of that shape whose
+            // elements are never used (each output element is the input's): it still needs
+            // elements, or the broadcast reads past its end.
             Value shape;
             shape.dims = asInts(*x[1]);
+            auto count = countOf(shape.dims, maxElements);
+            if (!count) return std::nullopt;
+            shape.ints.assign(*count, 0);
             return one(elementwise({x[0], &shape}, x[0]->type,
                                    [](const std::vector<double>& a) { return a[0]; },
                                    [](const std::vector<int64_t>& a) { return a[0]; }));

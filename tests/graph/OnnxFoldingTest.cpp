@@ -309,3 +309,41 @@ TEST(OnnxFolding, LeavesWhatItCannotOrShouldNotEvaluate) {
     EXPECT_EQ(ops, (std::vector<std::string>{"Constant", "Constant", "Div", "Add", "Constant", "ConstantOfShape", "Relu",
                                              "Shape", "Add"}));
 }
+
+// ViT's and Swin's exports expand a constant to a shape computed from the input (Expand of a
+// float constant to [Shape(x)[0], 1, 4]): folding it read past the end of the target shape's
+// elements and crashed (found on Swin-T exported with a symbolic batch).
+TEST(OnnxFolding, ExpandsAFloatConstantToAComputedShape) {
+    onnx::ModelProto m;
+    m.set_ir_version(7);
+    m.add_opset_import()->set_version(13);
+    auto& g = *m.mutable_graph();
+    g.set_name("expand");
+    addValue(g.mutable_input(), "x", {"batch", "3", "4"});
+    {
+        auto* n = addNode(g, "Constant", {}, {"token"});
+        auto* a = n->add_attribute();
+        a->set_name("value");
+        a->set_type(onnx::AttributeProto::TENSOR);
+        auto* t = a->mutable_t();
+        t->set_data_type(onnx::TensorProto::FLOAT);
+        for (int64_t d : {1, 1, 4}) t->add_dims(d);
+        for (float v : {0.5f, 1.5f, 2.5f, 3.5f}) t->add_float_data(v);
+    }
+    addNode(g, "Shape", {"x"}, {"s"});
+    addIntsConstant(g, "zero", {0}, /*scalar=*/true);
+    addInt(addNode(g, "Gather", {"s", "zero"}, {"n"}), "axis", 0);
+    addIntsConstant(g, "axes0", {0});
+    addNode(g, "Unsqueeze", {"n", "axes0"}, {"n1"});
+    addIntsConstant(g, "rest", {1, 4});
+    addInt(addNode(g, "Concat", {"n1", "rest"}, {"target"}), "axis", 0);
+    addNode(g, "Expand", {"token", "target"}, {"tokens"});
+    addInt(addNode(g, "Concat", {"tokens", "x"}, {"y"}), "axis", 1);
+    addValue(g.mutable_output(), "y", {"batch", "4", "4"});
+    const std::string path = save(m, "expand");
+    LoadOptions b;
+    b.batch = 5;
+    const Graph g5 = loadOnnx(path, b);
+    EXPECT_EQ(tensorNamed(g5, "y").shape, (std::vector<int64_t>{5, 4, 4}));
+    EXPECT_EQ(tensorNamed(g5, "tokens").shape, (std::vector<int64_t>{5, 1, 4}));
+}
