@@ -804,6 +804,41 @@ struct Evaluator {
                                    [cmp](auto& a) -> R { return cmp(a[0], a[1]) ? 1.0 : 0.0; },
                                    [icmp](auto& a) -> I { return icmp(a[0], a[1]) ? 1 : 0; }));
         }
+        if (op == "ScatterND") {
+            // data with slices replaced: indices [..., k] pick positions in data's first k axes,
+            // updates [..., data.dims[k:]] are written there in order (reduction "none" only).
+            if (!need(3) || x[0]->isReal() != x[2]->isReal()) return std::nullopt;
+            if (auto* r = attr(n, "reduction"); r && r->s() != "none") return std::nullopt;
+            const Value& data = *x[0];
+            const Value& idx = *x[1];
+            const Value& upd = *x[2];
+            if (idx.isReal() || idx.dims.empty()) return std::nullopt;
+            const size_t k = static_cast<size_t>(idx.dims.back());
+            if (k < 1 || k > data.dims.size()) return std::nullopt;
+            size_t slice = 1;
+            for (size_t d = k; d < data.dims.size(); ++d) slice *= static_cast<size_t>(data.dims[d]);
+            const size_t tuples = k ? idx.ints.size() / k : 0;
+            if (upd.size() != tuples * slice) return std::nullopt;
+            Value out = data;
+            for (size_t t = 0; t < tuples; ++t) {
+                size_t offset = 0;
+                for (size_t a = 0; a < k; ++a) {
+                    int64_t i = idx.ints[t * k + a];
+                    const int64_t dim = data.dims[a];
+                    if (i < 0) i += dim;
+                    if (i < 0 || i >= dim) return std::nullopt;
+                    offset = offset * static_cast<size_t>(dim) + static_cast<size_t>(i);
+                }
+                offset *= slice;
+                for (size_t e = 0; e < slice; ++e) {
+                    if (out.isReal())
+                        out.reals[offset + e] = upd.reals[t * slice + e];
+                    else
+                        out.ints[offset + e] = upd.ints[t * slice + e];
+                }
+            }
+            return one(out);
+        }
         if (op == "Where") {
             if (!need(3) || x[1]->isReal() != x[2]->isReal()) return std::nullopt;
             return one(elementwise({x[0], x[1], x[2]}, x[1]->type,

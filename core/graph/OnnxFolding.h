@@ -45,6 +45,6 @@ struct FoldStats {
 // more than `maxElements` elements are not folded (they stay computations), and neither is a
 // node that produces a graph output. Never throws for a well-formed protobuf: what cannot be
 // evaluated stays as it was.
-FoldStats foldShapeComputations(onnx::ModelProto& model, size_t maxElements = 4096, int maxRounds = 16);
+FoldStats foldShapeComputations(onnx::ModelProto& model, size_t maxElements = 4096, int maxRounds = 256);
 
 }  // namespace graphopt::onnxfold

@@ -2,6 +2,8 @@
 // models: the bundled Transformer encoder and LSTM were exported as a user exports a model
 // (no constant folding, symbolic batch), so their reshape targets are computed at run time.
 #include <gtest/gtest.h>
+
+#include <cstring>
 #include <onnx/onnx_pb.h>
 
 #include <filesystem>
@@ -346,4 +348,50 @@ TEST(OnnxFolding, ExpandsAFloatConstantToAComputedShape) {
     const Graph g5 = loadOnnx(path, b);
     EXPECT_EQ(tensorNamed(g5, "y").shape, (std::vector<int64_t>{5, 4, 4}));
     EXPECT_EQ(tensorNamed(g5, "tokens").shape, (std::vector<int64_t>{5, 1, 4}));
+}
+
+// Swin's attention masks are built by ScatterND into a ConstantOfShape: folded, so the file
+// exported with a symbolic batch loads into the same graph as the one folded at export.
+TEST(OnnxFolding, ScatterNDWritesItsUpdatesWhereTheIndicesSay) {
+    onnx::ModelProto m;
+    m.set_ir_version(7);
+    m.add_opset_import()->set_version(13);
+    auto& g = *m.mutable_graph();
+    addValue(g.mutable_input(), "x", {"2", "3"});
+    auto constant = [&](const std::string& name, int type, std::vector<int64_t> dims, std::vector<double> values) {
+        auto* a = addNode(g, "Constant", {}, {name})->add_attribute();
+        a->set_name("value");
+        a->set_type(onnx::AttributeProto::TENSOR);
+        auto* t = a->mutable_t();
+        t->set_data_type(type);
+        for (int64_t d : dims) t->add_dims(d);
+        for (double v : values) {
+            if (type == onnx::TensorProto::FLOAT) t->add_float_data(float(v));
+            else t->add_int64_data(int64_t(v));
+        }
+    };
+    addIntsConstant(g, "shape", {2, 3});
+    addNode(g, "ConstantOfShape", {"shape"}, {"zeros"});
+    constant("rows", onnx::TensorProto::INT64, {1, 1}, {-1});  // the last row
+    constant("row", onnx::TensorProto::FLOAT, {1, 3}, {7, 8, 9});
+    addNode(g, "ScatterND", {"zeros", "rows", "row"}, {"mask"});
+    constant("cell", onnx::TensorProto::INT64, {1, 2}, {0, 1});
+    constant("one", onnx::TensorProto::FLOAT, {1}, {5});
+    addNode(g, "ScatterND", {"mask", "cell", "one"}, {"mask2"});
+    addNode(g, "Add", {"x", "mask2"}, {"y"});
+    addValue(g.mutable_output(), "y", {"2", "3"});
+    const auto stats = onnxfold::foldShapeComputations(m);
+    EXPECT_EQ(stats.foldedNodes, 3);  // ConstantOfShape and both ScatterND
+    const onnx::TensorProto* folded = nullptr;
+    for (const auto& n : m.graph().node())
+        if (n.op_type() == "Constant" && n.output(0) == "mask2") folded = &n.attribute(0).t();
+    ASSERT_NE(folded, nullptr);
+    std::vector<float> values;
+    if (folded->has_raw_data()) {
+        values.resize(folded->raw_data().size() / sizeof(float));
+        std::memcpy(values.data(), folded->raw_data().data(), folded->raw_data().size());
+    } else {
+        values.assign(folded->float_data().begin(), folded->float_data().end());
+    }
+    EXPECT_EQ(values, (std::vector<float>{0, 5, 0, 7, 8, 9}));
 }
