@@ -9,6 +9,12 @@ keeps its shape, and the files stay a few KB to a few hundred KB each.
 Because the weights become graph inputs, the C++ loader cannot tell the real input apart
 from them by looking at the graph alone; the metadata entry `graphopt.data_inputs` names it.
 
+The batch dimension stays symbolic ("batch", as torch.onnx.export's dynamic_axes writes it), so
+`graphopt ... --batch 32` re-infers every shape at that batch. Shape computations that do not
+depend on the batch are folded here; those that do (ViT's and Swin's reshape targets are
+computed from the input's shape) are left for the C++ loader, which folds them once the batch
+is known (default 1).
+
 Run with Debian's interpreter, which sees python3-torchvision and python3-onnx:
     /usr/bin/python3 tools/export_models.py [--out DIR] [MODEL ...]
 Nothing is downloaded: every model is built with weights=None.
@@ -308,6 +314,7 @@ def finish_export(name, model, dummy, path, tmp_path, family, side, opset, torch
         output_names=["output"],
         opset_version=opset,
         do_constant_folding=True,
+        dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}},
     )
 
     proto = onnx.load(tmp_path)
@@ -337,6 +344,12 @@ def finish_export(name, model, dummy, path, tmp_path, family, side, opset, torch
         entry.value = value
 
     onnx.checker.check_model(proto)
+    # What is saved keeps the symbolic batch; the checks below run on a copy at batch 1.
+    saved = onnx.ModelProto()
+    saved.CopyFrom(proto)
+    for value in list(proto.graph.input) + list(proto.graph.output):
+        if value.name in ("input", "output"):
+            value.type.tensor_type.shape.dim[0].dim_value = 1
     inferred = onnx.shape_inference.infer_shapes(proto, check_type=True, strict_mode=True,
                                              data_prop=True)
     onnx.checker.check_model(inferred)
@@ -346,14 +359,17 @@ def finish_export(name, model, dummy, path, tmp_path, family, side, opset, torch
         dims = info.type.tensor_type.shape.dim
         if info.type.tensor_type.HasField("shape") and all(d.HasField("dim_value") for d in dims):
             shapes[info.name] = [d.dim_value for d in dims]
+    # ONNX's inference alone cannot shape what depends on a folded batch-dependent computation
+    # (the C++ loader folds those: tests check every bundled model loads fully shaped); what it
+    # does shape must be right.
     unknown = [o for n in inferred.graph.node for o in n.output if o and o not in shapes]
     if unknown:
-        raise RuntimeError(f"{name}: {len(unknown)} tensors without a static shape, "
-                           f"e.g. {unknown[:3]}")
+        print(f"  {name}: {len(unknown)} tensors depend on the batch through computed shapes "
+              f"(folded by the loader)", flush=True)
     classes = CLASSES.get(name, 1000)
-    if shapes.get("output") != [1, classes]:
+    if "output" in shapes and shapes["output"] != [1, classes]:
         raise RuntimeError(f"{name}: output shape is {shapes.get('output')}, expected [1, {classes}]")
-    onnx.save(inferred, tmp_path)
+    onnx.save(saved, tmp_path)
     os.replace(tmp_path, path)
     return inferred, path, opset, side, family
 
@@ -451,7 +467,7 @@ def main():
             print(f"FAILED {name}: {type(error).__name__}: {error}", file=sys.stderr, flush=True)
             continue
         shape = ("x".join(map(str, INPUT_SHAPES[name])) if name in INPUT_SHAPES
-                 else f"1x3x{side}x{side}" if side else "seq x batch x features")
+                 else f"batch x 3 x {side} x {side}" if side else "seq x batch x features")
         print(f"{name:22s} family={family:12s} input={shape} opset={opset} "
               f"nodes={len(proto.graph.node):5d} size={os.path.getsize(path):8d} B "
               f"({time.time() - start:.1f} s)", flush=True)

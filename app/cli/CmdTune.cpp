@@ -167,7 +167,7 @@ int cmdTune(const ArgList& argv) {
     const bool simulated = measurerName == "sim";
     const std::string sim = simulated ? "[simulated CPU] " : "";
     out["simulated"] = simulated;
-    if (!quiet && inputDims != g.metadata.end()) std::cerr << "model inputs: " << inputDims->second << "\n";
+    if (!quiet && inputDims != g.metadata.end()) std::cerr << sim << "model inputs: " << inputDims->second << "\n";
     for (size_t idx : chosen) {
         const TuningTask& task = tasks[idx];
         const KnobSpace space = templateSpace(task);

@@ -48,10 +48,17 @@ TEST(Cli, InputShapesAndBatchReinferTheModel) {
     EXPECT_NEAR(nlohmann::json::parse(resnet4.out)["flops"].get<double>(), 4 * 3.64e9, 0.1 * 3.64e9);
     Result tasks = runGraphopt("tasks " + transformer + " --batch 2 --json");
     ASSERT_EQ(tasks.status, 0) << tasks.err;
+    // The bundled image models keep a symbolic batch: --batch re-infers them too.
+    Result resnetBatch = runGraphopt("info " + kResnet + " --batch 4 --json");
+    ASSERT_EQ(resnetBatch.status, 0) << resnetBatch.err;
+    EXPECT_NEAR(nlohmann::json::parse(resnetBatch.out)["flops"].get<double>(),
+                nlohmann::json::parse(resnet4.out)["flops"].get<double>(), 1.0);
+    // A model whose input is fixed in the file has no batch to set.
+    const std::string fixed = std::string(GRAPHOPT_SOURCE_DIR) + "/tests/data/onnx/fixed-batch-conv.onnx";
     for (const std::string& bad : {" --batch 4", " --input-shape image=1x3x224x224", " --input-shape input=1x3",
                                    " --input-shape input=1xAx3x3", " --input-shape input"}) {
         SCOPED_TRACE(bad);
-        Result r = runGraphopt("info " + kResnet + bad);
+        Result r = runGraphopt("info " + fixed + bad);
         EXPECT_EQ(r.status, 2);
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     }

@@ -22,6 +22,8 @@ const std::string kModels = std::string(GRAPHOPT_SOURCE_DIR) + "/resources/model
 const std::string kResnet = kModels + "/resnet18.onnx";
 // Exported with a symbolic batch dimension: input float32[128, batch, 256].
 const std::string kTransformer = kModels + "/transformer_encoder.onnx";
+// Conv + Relu with its input fixed at 1x3x8x8 in the file (tests/data/onnx/make_fixed_batch.py).
+const std::string kFixed = std::string(GRAPHOPT_SOURCE_DIR) + "/tests/data/onnx/fixed-batch-conv.onnx";
 
 int lines(const std::string& s) { return int(std::count(s.begin(), s.end(), '\n')); }
 
@@ -75,12 +77,16 @@ TEST(InputShapesCli, PlaceWithABatchRunsLongerNeedsMoreMemoryAndRecordsTheShape)
     Result resnet = runGraphopt("place " + kResnet + " --input-shape input=2x3x224x224 --engine single --budget 20 --db " + db);
     ASSERT_EQ(resnet.status, 0) << resnet.err;
     EXPECT_NE(resnet.out.find("inputs input=2x3x224x224)"), std::string::npos) << resnet.out;
-    // Without the options a fixed-shape model records nothing extra: the spec reads as before.
-    Result plain = runGraphopt("place " + kResnet + " --engine single --budget 20 --json --db " + db);
+    // Without the options a model whose input is fixed in the file records nothing extra: the
+    // spec reads as before. One with a symbolic batch records the 1 it took.
+    Result plain = runGraphopt("place " + kFixed + " --engine single --budget 20 --json --db " + db);
     ASSERT_EQ(plain.status, 0) << plain.err;
     EXPECT_FALSE(parse(plain).contains("input_dims"));
     Result plainShow = runGraphopt("runs show " + std::to_string(parse(plain)["run_id"].get<int64_t>()) + " --json --db " + db);
     EXPECT_FALSE(parse(plainShow)["spec"].contains("input_dims")) << plainShow.out;
+    Result byDefault = runGraphopt("place " + kResnet + " --engine single --budget 20 --json --db " + db);
+    ASSERT_EQ(byDefault.status, 0) << byDefault.err;
+    EXPECT_EQ(parse(byDefault)["input_dims"], "input:batch=1");
 }
 
 // `tune --batch` is the model's batch, as everywhere; the configurations measured together are
@@ -148,15 +154,16 @@ TEST(InputShapesCli, BadSizesAreOneLineUsageErrors) {
     // format without input shapes.
     for (const std::string& cmd : {"place ", "tune "}) {
         const std::string tail = cmd == "tune " ? " --task 0 --measurer sim --trials 2 --db " + db : " --db " + db;
-        cases.push_back({cmd + kResnet + " --batch 4" + tail, "no input has a symbolic dimension named like 'batch'"});
+        cases.push_back({cmd + kFixed + " --batch 4" + tail, "no input has a symbolic dimension named like 'batch'"});
         cases.push_back({cmd + kResnet + " --input-shape image=1x3x224x224" + tail, "no input named 'image'"});
         cases.push_back({cmd + kResnet + " --input-shape input=1x3" + tail, "rank"});
         cases.push_back({cmd + graph + " --batch 2" + tail, "can only be set for ONNX models"});
     }
-    cases.push_back({"eval-policy --test " + kResnet + " --batch 4", "resnet18.onnx"});
+    cases.push_back({"eval-policy --test " + kFixed + " --batch 4", "fixed-batch-conv.onnx"});
     cases.push_back({"eval-policy --test " + graph + " --batch 4", "can only be set for ONNX models"});
-    // The bundled train split has fixed input shapes: the first model that cannot take the batch is named.
-    cases.push_back({"train-policy --out " + s.file("p.json") + " --batch 4 --epochs 1 --db " + db, ".onnx"});
+    // Sizes the train split's models cannot take: the first model that cannot is named.
+    cases.push_back({"train-policy --out " + s.file("p.json") + " --input-shape image=1x3x224x224 --epochs 1 --db " + db,
+                     ".onnx"});
     cases.push_back({"train-policy --out " + s.file("p.json") + " --batch 4 --models none --db " + db, "models none"});
     for (const auto& c : cases) {
         SCOPED_TRACE(c.args);
