@@ -144,6 +144,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         runPanel_->setStatus(tr("Running the next generation ..."));
     });
     connect(runPanel_, &RunPanel::runToEndRequested, runJob_, &BackgroundJob::runToEnd);
+    // A new batch size re-reads the model: shapes, FLOPs and memory are re-inferred at that batch.
+    connect(runPanel_, &RunPanel::batchChanged, this, [this](int batch) {
+        if (currentPath_.isEmpty()) return;
+        if (!currentPath_.endsWith(".onnx", Qt::CaseInsensitive)) {
+            statusBar()->showMessage(tr("The batch size applies to ONNX models; %1 keeps its shapes")
+                                         .arg(QFileInfo(currentPath_).fileName()), 8000);
+            return;
+        }
+        statusBar()->showMessage(tr("Reading %1 at batch %2 ...").arg(QFileInfo(currentPath_).fileName()).arg(batch));
+        openModel(currentPath_);
+    });
     connect(runJob_, &BackgroundJob::failed, this, [this](const QString& message) {
         runPanel_->setRunning(false);
         runPanel_->setStatus(tr("Run failed: %1").arg(message));
@@ -575,6 +586,7 @@ void MainWindow::openModel(const QString& path) {
     ModelLoadOptions options;
     options.cliPath = layoutJob_->cliPath();
     options.timeoutMs = loadTimeoutMs_;
+    options.batch = runPanel_->batch() > 1 ? runPanel_->batch() : 0;
     loadWatcher_.setFuture(QtConcurrent::run(&loadPool_, [path, options, cancel = loadCancel_]() {
         LoadOutcome out;
         out.path = path;
@@ -625,6 +637,9 @@ void MainWindow::onLoadFinished() {
                           .arg(loc.toString(g.totalFlops() / 1e9, 'f', 3))
                           .arg(loc.formattedDataSize(g.activationBytes()))
                           .arg(loc.formattedDataSize(g.weightBytes())));
+    // The sizes the symbolic input dimensions took (the batch field), as `graphopt info` says.
+    if (auto it = g.metadata.find("onnx.input_dims"); it != g.metadata.end() && !it->second.empty())
+        summary_->setText(summary_->text() + "<br>" + tr("inputs %1").arg(QString::fromStdString(it->second).toHtmlEscaped()));
     // Unknown shapes or FLOP formulas make the totals too low: say so under them.
     if (const std::string w = graphCompleteness(g).warning(); !w.empty())
         summary_->setText(summary_->text() + "<br><span style='color:#b35900'>" +

@@ -18,15 +18,22 @@ constexpr int kPollMs = 25;  // how often the waiting thread looks at `cancelled
 std::shared_ptr<const Graph> loadModelIsolated(const QString& path, const ModelLoadOptions& options,
                                                const std::atomic<bool>& cancelled) {
     const std::string where = path.toStdString() + ": ";
-    if (!QFileInfo(options.cliPath).isExecutable())
-        return std::make_shared<const Graph>(loadGraph(path.toStdString()));
+    const bool onnx = path.endsWith(".onnx", Qt::CaseInsensitive);
+    const int batch = onnx ? options.batch : 0;
+    if (!QFileInfo(options.cliPath).isExecutable()) {
+        LoadOptions load;
+        load.batch = batch;
+        return std::make_shared<const Graph>(loadGraph(path.toStdString(), load));
+    }
 
     QTemporaryDir dir;
     if (!dir.isValid()) throw std::runtime_error(where + "no temporary folder to read it through");
     const QString json = dir.filePath("model.json");
     QProcess p;
     p.setProcessChannelMode(QProcess::SeparateChannels);
-    p.start(options.cliPath, {"convert", path, json, "--quiet"});
+    QStringList args{"convert", path, json, "--quiet"};
+    if (batch > 0) args << "--batch" << QString::number(batch);
+    p.start(options.cliPath, args);
     if (!p.waitForStarted(10000))
         throw std::runtime_error(where + "could not start " + options.cliPath.toStdString() + " to read it");
     QElapsedTimer clock;

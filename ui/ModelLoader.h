@@ -19,6 +19,9 @@ struct ModelLoadOptions {
     QString cliPath;
     // The child is stopped after this long (a reader that hangs); the error says so.
     int timeoutMs = 120000;
+    // The batch size for an ONNX model's symbolic batch dimension (graphopt convert --batch);
+    // 0 = the file's own (1 for a symbolic one). Ignored for the other formats.
+    int batch = 0;
 };
 
 // Throws std::runtime_error "PATH: reason" when the file cannot be read, the reader crashed or

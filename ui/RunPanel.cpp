@@ -156,6 +156,13 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     threads_ = new QSpinBox(this);
     threads_->setRange(0, 256);
     threads_->setSpecialValueText(tr("all cores (%1)").arg(QThread::idealThreadCount()));
+    batch_ = new QSpinBox(this);
+    batch_->setObjectName("batch");
+    batch_->setRange(1, 4096);
+    batch_->setValue(1);
+    batch_->setToolTip(tr("The model's batch size: an ONNX model's symbolic batch dimension takes it, and every shape, "
+                          "FLOP count and activation is re-inferred (weights do not change). Like --batch on the command line."));
+    form->addRow(tr("Model batch"), batch_);
     form->addRow(tr("Engine"), engine_);
     form->addRow(tr("Objective"), objective_);
     form->addRow(tr("Devices"), devices_);
@@ -214,6 +221,11 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
         engine_->setToolTip(engine_->currentData(Qt::ToolTipRole).toString());
         rebuildParameters();
         updateEnabled();
+    });
+    connect(batch_, &QSpinBox::editingFinished, this, [this] {
+        if (batch_->value() == lastBatch_) return;
+        lastBatch_ = batch_->value();
+        emit batchChanged(lastBatch_);
     });
     connect(objective_, &QComboBox::currentIndexChanged, this, &RunPanel::refreshPolicyChoices);
     connect(devices_, &QComboBox::currentIndexChanged, this, &RunPanel::refreshPolicyChoices);
@@ -295,6 +307,15 @@ void RunPanel::setSpec(const RunSpec& s) {
             if (QWidget* w = paramWidgets_.value(QString::fromStdString(it.key()))) setValue(w, it.value());
 }
 
+int RunPanel::batch() const { return batch_->value(); }
+
+void RunPanel::setBatch(int batch) {
+    batch_->setValue(batch);
+    if (batch_->value() == lastBatch_) return;
+    lastBatch_ = batch_->value();
+    emit batchChanged(lastBatch_);
+}
+
 bool RunPanel::stepMode() const { return stepMode_->isChecked() && stepMode_->isEnabled(); }
 
 void RunPanel::setStepMode(bool on) { stepMode_->setChecked(on); }
@@ -314,7 +335,7 @@ void RunPanel::updateEnabled() {
     params_->setVisible(!paramWidgets_.isEmpty());
     start_->setEnabled(!running_);
     cancel_->setEnabled(running_);
-    for (QWidget* w : std::initializer_list<QWidget*>{engine_, objective_, devices_, budget_, seed_, threads_, params_})
+    for (QWidget* w : std::initializer_list<QWidget*>{engine_, objective_, devices_, budget_, seed_, threads_, params_, batch_})
         w->setEnabled(!running_);
     bool steps = false;
     try {

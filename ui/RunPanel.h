@@ -43,12 +43,17 @@ public:
     // run goes, Step and Run to end replace nothing: they sit beside Cancel.
     bool stepMode() const;
     void setStepMode(bool on);
+    // The model's batch size (ONNX models with a symbolic batch dimension): 1 by default.
+    // Changing it re-reads the model (MainWindow), so shapes, FLOPs and memory are re-inferred.
+    int batch() const;
+    void setBatch(int batch);
 
 signals:
     void startRequested();
     void cancelRequested();
     void stepRequested();
     void runToEndRequested();
+    void batchChanged(int batch);  // the user finished editing the batch field
 
 private:
     void rebuildParameters();
@@ -60,6 +65,8 @@ private:
     QSpinBox* budget_ = nullptr;
     QSpinBox* seed_ = nullptr;
     QSpinBox* threads_ = nullptr;
+    QSpinBox* batch_ = nullptr;
+    int lastBatch_ = 1;
     QGroupBox* params_ = nullptr;
     QFormLayout* paramsForm_ = nullptr;
     QMap<QString, QWidget*> paramWidgets_;

@@ -31,6 +31,7 @@
 #include <QTextBrowser>
 #include <QComboBox>
 #include <QCheckBox>
+#include <QSpinBox>
 #include <QPushButton>
 #include "PopulationView.h"
 #include <QGraphicsItem>
@@ -403,4 +404,41 @@ TEST(MainWindow, StepModeAdvancesOneGenerationPerStepAndShowsThePopulation) {
     EXPECT_TRUE(w.lastResult()->cancelled);
     EXPECT_GT(w.lastResult()->evaluations, 40 + 3 * 36);
     stepBox->setChecked(false);  // the next test starts without it
+}
+
+// The run panel's batch field re-reads an ONNX model at that batch: shapes and FLOPs are
+// re-inferred (not scaled), the summary says what the inputs took, and a placement run stores
+// the input dims it ran with.
+TEST(MainWindow, TheBatchFieldReReadsTheModelAtThatBatch) {
+    QTemporaryDir dir;
+    MainWindow w;
+    const QString db = dir.filePath("runs.db");
+    w.setDatabasePath(db);
+    w.runPanel()->setBatch(1);
+    QSignalSpy loaded(&w, &MainWindow::modelLoaded);
+    w.openModel(kModels + "transformer_encoder.onnx");
+    ASSERT_TRUE(loaded.wait(60000));
+    const double flops1 = w.graph()->totalFlops();
+    const size_t nodes1 = w.graph()->nodeCount();
+    auto* batch = w.runPanel()->findChild<QSpinBox*>("batch");
+    ASSERT_NE(batch, nullptr);
+    w.runPanel()->setBatch(4);
+    ASSERT_TRUE(loaded.wait(60000));
+    EXPECT_EQ(w.graph()->nodeCount(), nodes1);
+    EXPECT_NEAR(w.graph()->totalFlops() / flops1, 4.0, 0.01);
+    EXPECT_TRUE(w.findChild<QLabel*>("modelSummary")->text().contains("batch=4"));
+
+    QSignalSpy done(&w, &MainWindow::runFinished);
+    graphopt::RunSpec spec = w.runPanel()->spec();
+    spec.engine = "heft";
+    spec.devices = "2xgpu-pcie";
+    spec.budget = 10;
+    spec.params = nlohmann::json::object();
+    w.runPanel()->setSpec(spec);
+    ASSERT_TRUE(w.startRun());
+    ASSERT_TRUE(done.wait(30000));
+    graphopt::RunStore store(db.toStdString());
+    const auto run = store.run(done.first().first().toLongLong());
+    EXPECT_EQ(run.run.spec.value("input_dims", ""), "input:batch=4") << run.run.spec.dump();
+    w.runPanel()->setBatch(1);  // the next test reads at batch 1
 }
