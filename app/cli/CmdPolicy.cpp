@@ -117,6 +117,11 @@ CommandSpec trainPolicyCommand() {
          param("rounds", "rounds", "R"),
          param("sizes", "sizes", "N,N,..."),
          param("graph-seeds", "graph_seeds", "N"),
+         param("imitate-epochs", "imitate_epochs", "N"),
+         param("imitate-budget", "imitate_budget", "EVALS"),
+         param("imitate-seeds", "imitate_seeds", "N"),
+         {"seed-heuristics", "", "", "every BRKGA run of training starts from the heft, xla-best and single solutions "
+                                     "(as eval-policy --seed-heuristics)"},
          {"models", "DIR|none", "", "folder with splits.json whose train split is added; none: synthetic graphs only", {},
           "the bundled models"},
          {"checkpoint", "FILE", "", "checkpoint written after every epoch", {}, "OUT.ckpt"},
@@ -144,7 +149,11 @@ int cmdTrainPolicy(const ArgList& argv) {
     spec.budget = args.getInt("budget", 10, int64_t(1) << 30);
     spec.threads = int(args.getInt("threads", 1, 256));
     nlohmann::json& p = spec.params;
-    p["epochs"] = args.getInt("epochs", 1, 100000);
+    p["epochs"] = args.getInt("epochs", 0, 100000);
+    p["imitate_epochs"] = args.getInt("imitate-epochs", 0, 100000);
+    p["imitate_budget"] = args.getInt("imitate-budget", 10, 100000000);
+    p["imitate_seeds"] = args.getInt("imitate-seeds", 1, 64);
+    p["seed_heuristics"] = args.has("seed-heuristics");
     p["samples"] = args.getInt("samples", 1, 64);
     p["batch_graphs"] = args.getInt("batch-graphs", 1, 1024);
     p["seeds_per_graph"] = args.getInt("seeds-per-graph", 1, 64);

@@ -93,11 +93,13 @@ std::vector<PolicyGraph> buildValidationSet(const TrainingSetOptions& o, const D
 }
 
 nlohmann::json TrainOptions::toJson() const {
-    return {{"objective", objective},         {"devices", devices},       {"epochs", epochs},
+    nlohmann::json j = {{"objective", objective},         {"devices", devices},       {"epochs", epochs},
             {"seed", seed},                   {"budget", budget},         {"samples", samples},
             {"batch_graphs", batchGraphs},    {"seeds_per_graph", seedsPerGraph},
             {"baseline_decay", baselineDecay}, {"learning_rate", hyper.learningRate},
             {"entropy_coef", hyper.entropyCoef}, {"clip_norm", hyper.clipNorm}};
+    if (seedHeuristics) j["seed_heuristics"] = true;
+    return j;
 }
 
 PolicyTrainer::PolicyTrainer(PolicyModel& model, DeviceModel devices, TrainOptions options, std::vector<PolicyGraph> train,
@@ -113,7 +115,7 @@ double PolicyTrainer::uniformCost(const PolicyGraph& g, uint64_t seed, int64_t& 
     const std::string key = g.name + "#" + std::to_string(seed);
     auto it = uniformCache_.find(key);
     if (it != uniformCache_.end()) return it->second;
-    const double c = runBrkga(g, devices_, {}, o_.budget, seed, o_.threads);
+    const double c = runBrkga(g, devices_, {}, o_.budget, seed, o_.threads, runParams());
     evaluations += o_.budget;
     uniformCache_[key] = c;
     return c;
@@ -148,7 +150,8 @@ EpochReport PolicyTrainer::runEpoch(const CancellationToken* cancel) {
         const double u = uniformCost(g, seed, rep.evaluations);
         for (int k = 0; k < o_.samples; ++k) {
             PolicyAction a = sampleAction(probs, rng);
-            const double c = runBrkga(g, devices_, biasFromAction(a, g.features.d + 1), o_.budget, seed, o_.threads);
+            const double c = runBrkga(g, devices_, biasFromAction(a, g.features.d + 1), o_.budget, seed, o_.threads,
+                                      runParams());
             rep.evaluations += o_.budget;
             rewards.push_back(u > 0 ? (u - c) / u : 0.0);
             actions.push_back(std::move(a));
@@ -183,7 +186,7 @@ EpochReport PolicyTrainer::runEpoch(const CancellationToken* cancel) {
     for (const PolicyGraph& g : validation_) {
         const double u = uniformCost(g, 1, rep.evaluations);
         const PolicyAction a = greedyAction(model_.predict(g.features));
-        const double c = runBrkga(g, devices_, biasFromAction(a, g.features.d + 1), o_.budget, 1, o_.threads);
+        const double c = runBrkga(g, devices_, biasFromAction(a, g.features.d + 1), o_.budget, 1, o_.threads, runParams());
         rep.evaluations += o_.budget;
         if (c < u) ++wins;
         impr += u > 0 ? (u - c) / u : 0;

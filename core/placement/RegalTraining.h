@@ -75,8 +75,11 @@ struct TrainOptions {
     int seedsPerGraph = 2;   // BRKGA seeds cycled through (uniform costs cached per seed)
     int threads = 2;         // BRKGA worker threads
     double baselineDecay = 0.8;
+    // Every BRKGA run (uniform, policy, validation) starts from the heft, xla-best and single
+    // solutions (engine parameter seed_heuristics), as eval-policy --seed-heuristics evaluates.
+    bool seedHeuristics = false;
     TrainHyper hyper;
-    nlohmann::json toJson() const;
+    nlohmann::json toJson() const;  // seed_heuristics only when set, so older checkpoints still match
 };
 
 struct EpochReport {
@@ -106,6 +109,10 @@ public:
 
 private:
     double uniformCost(const PolicyGraph& g, uint64_t seed, int64_t& evaluations);
+    // The engine parameters of every BRKGA run (seed_heuristics when the options say so).
+    nlohmann::json runParams() const {
+        return o_.seedHeuristics ? nlohmann::json{{"seed_heuristics", true}} : nlohmann::json::object();
+    }
 
     PolicyModel& model_;
     DeviceModel devices_;

@@ -2,6 +2,8 @@
 // makePolicyModel (RegalNet.cpp); this file lives in graphopt_nn for that reason only.
 #include "placement/TrainingRun.h"
 
+#include "placement/RegalImitation.h"
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -25,7 +27,16 @@ const EngineDescription& trainingDescription() {
         "regal-training",
         "REINFORCE training of REGAL's policy on synthetic graphs and the train split of the bundled models",
         {
-            ParamSpec::integer("epochs", 10, 1, 100000, "epochs; each visits every training graph once"),
+            ParamSpec::integer("epochs", 10, 0, 100000,
+                               "REINFORCE epochs; each visits every training graph once (0: imitation only)"),
+            ParamSpec::integer("imitate_epochs", 0, 0, 100000,
+                               "before REINFORCE: passes of imitation of elite chromosomes (per-node targets from "
+                               "long BRKGA runs on the training graphs; 0 = none)"),
+            ParamSpec::integer("imitate_budget", 5000, 10, 100000000, "BRKGA evaluations per elite run"),
+            ParamSpec::integer("imitate_seeds", 3, 1, 64, "elite runs per training graph (BRKGA seeds 1..N)"),
+            ParamSpec::boolean("seed_heuristics", false,
+                               "every BRKGA run of training (uniform, policy and elite runs) starts from the heft, "
+                               "xla-best and single solutions, as eval-policy --seed-heuristics evaluates"),
             ParamSpec::integer("samples", 4, 1, 64, "actions sampled per graph and epoch"),
             ParamSpec::integer("batch_graphs", 4, 1, 1024, "graphs per policy update"),
             ParamSpec::integer("seeds_per_graph", 2, 1, 64, "BRKGA seeds cycled through per graph"),
@@ -95,6 +106,7 @@ LoadOptions modelInputsFrom(const nlohmann::json& p) {
 
 struct Settings {
     TrainOptions options;
+    ImitationOptions imitation;
     PolicyConfig config;
     TrainingSetOptions set;
     std::string out, checkpoint, resume;
@@ -115,11 +127,23 @@ Settings readSettings(const RunSpec& spec) {
     if (o.budget < 10) throw std::invalid_argument("train-policy: budget must be >= 10 evaluations");
     o.threads = spec.threads > 0 ? spec.threads : 2;
     o.epochs = p["epochs"].get<int>();
+    o.seedHeuristics = p["seed_heuristics"].get<bool>();
+    ImitationOptions& im = s.imitation;
+    im.epochs = p["imitate_epochs"].get<int>();
+    im.budget = p["imitate_budget"].get<int64_t>();
+    im.seeds = p["imitate_seeds"].get<int>();
+    im.seedHeuristics = o.seedHeuristics;
+    im.seed = o.seed;
+    im.threads = o.threads;
+    if (o.epochs + im.epochs < 1)
+        throw std::invalid_argument("train-policy: epochs and imitate_epochs are both 0: nothing to train");
     o.samples = p["samples"].get<int>();
     o.batchGraphs = p["batch_graphs"].get<int>();
     o.seedsPerGraph = p["seeds_per_graph"].get<int>();
     o.hyper.learningRate = p["lr"].get<double>();
     o.hyper.entropyCoef = p["entropy"].get<double>();
+    im.learningRate = o.hyper.learningRate;
+    im.batchGraphs = o.batchGraphs;
     s.config.hidden = p["hidden"].get<int>();
     s.config.rounds = p["rounds"].get<int>();
     s.set.sizes = parseSizes(p["sizes"].get<std::string>());
@@ -233,8 +257,37 @@ TrainingResult TrainingRun::run(const RunReporter& reporter, const CancellationT
     log("preparing training graphs");
     auto train = buildTrainingSet(s.set, devices, objective);
     auto validation = buildValidationSet(s.set, devices, objective);
+    // Imitation first (a fresh run only: a checkpoint already holds the imitated weights).
+    ImitationReport imitated;
+    const bool imitate = s.imitation.epochs > 0 && s.resume.empty();
+    if (imitate) {
+        log("imitation: elite BRKGA runs on " + std::to_string(train.size()) + " training graphs (" +
+            std::to_string(s.imitation.seeds) + " seeds x " + std::to_string(s.imitation.budget) + " evaluations)");
+        std::vector<PolicyAction> targets;
+        for (const PolicyGraph& g : train) {
+            if (cancel && cancel->isCancelled()) break;
+            targets.push_back(eliteTargetAction(g, eliteChromosomes(g, devices, s.imitation)));
+        }
+        if (targets.size() == train.size())
+            imitated = imitateTargets(*model, train, targets, s.imitation, [&](const ImitationReport& r) {
+                std::ostringstream line;
+                line << "imitation epoch " << r.epoch << "/" << s.imitation.epochs << ": loss " << r.loss
+                     << ", agreement with the elites " << r.agreement << " (" << r.seconds << " s)";
+                log(line.str());
+            }, cancel);
+        if (imitated.epoch < s.imitation.epochs) {
+            TrainingResult res;
+            res.runStatus = RunStatus::Cancelled;
+            res.wallS = secondsSince(t0);
+            return res;
+        }
+    }
     PolicyTrainer trainer(*model, devices, o, std::move(train), std::move(validation));
     TrainingResult res;
+    if (imitate) {
+        writeJsonAtomically(s.checkpoint, trainer.checkpoint());  // resume goes on after the imitation
+        res.checkpointPath = s.checkpoint;
+    }
     if (!s.resume.empty()) {
         trainer.restore(readCheckpoint(s.resume));
         res.resumedFrom = trainer.epochsDone();
@@ -285,6 +338,10 @@ TrainingResult TrainingRun::run(const RunReporter& reporter, const CancellationT
     file.training["models"] = s.set.modelsDir.empty() ? "none" : "train split of splits.json";
     if (s.set.modelInputs.batch > 0) file.training["batch"] = s.set.modelInputs.batch;
     if (!s.set.modelInputs.inputShapes.empty()) file.training["input_shapes"] = s.set.modelInputs.inputShapes;
+    if (s.imitation.epochs > 0) {
+        file.training["imitation"] = s.imitation.toJson();
+        if (imitate) file.training["imitation"]["final_agreement"] = imitated.agreement;
+    }
     file.training["final_validation_win_rate"] = res.last.validationWinRate;
     file.training["final_validation_mean_improvement"] = res.last.validationMeanImprovement;
     file.training["torch"] = nn::torchVersion();

@@ -12,6 +12,7 @@
 #include "graph/SyntheticGenerator.h"
 #include "placement/PlacementEngines.h"
 #include "placement/RegalEngine.h"
+#include "placement/RegalImitation.h"
 #include "placement/RegalTraining.h"
 
 namespace fs = std::filesystem;
@@ -329,4 +330,69 @@ TEST(RegalEngine, PlacesThroughTheRegistryWithAGivenPolicy) {
     fs::remove(path);
     ctx.params["policy"] = path;  // now missing
     EXPECT_THROW(findPlacementEngine("regal")(ctx), std::invalid_argument);
+}
+
+// Imitation of elite chromosomes (issue 19): per-node targets, and fitting them.
+namespace {
+int betaAt(double a, double b) {
+    const auto& c = betaChoices();
+    for (size_t i = 0; i < c.size(); ++i)
+        if (c[i].alpha == a && c[i].beta == b) return int(i);
+    return -1;
+}
+}  // namespace
+
+TEST(RegalImitation, TargetsFollowWhatTheElitesAgreeOn) {
+    const DeviceModel dev = test::testDevices(2, 1e-6, 1e9);
+    const PolicyGraph pg = prepared(diamond(), dev);
+    ASSERT_EQ(pg.features.n, 4);
+    // Keys per node: affinity gpu0, affinity gpu1, priority. Node a always on device 1 and first;
+    // node b on device 0 in two elites of three; node c split 1/1/0 at random priorities... and d
+    // always last.
+    const std::vector<std::vector<double>> elites = {
+        {0.1, 0.9, 0.99, /*b*/ 0.8, 0.2, 0.5, /*c*/ 0.3, 0.6, 0.6, /*d*/ 0.2, 0.7, 0.01},
+        {0.2, 0.8, 0.95, /*b*/ 0.7, 0.1, 0.6, /*c*/ 0.9, 0.1, 0.4, /*d*/ 0.4, 0.5, 0.02},
+        {0.3, 0.6, 0.97, /*b*/ 0.1, 0.9, 0.4, /*c*/ 0.2, 0.7, 0.5, /*d*/ 0.3, 0.9, 0.03},
+    };
+    const PolicyAction t = eliteTargetAction(pg, elites);
+    ASSERT_EQ(t.beta.size(), 12u);
+    EXPECT_EQ(t.beta[0], betaAt(1, 4));   // a: not device 0
+    EXPECT_EQ(t.beta[1], betaAt(10, 1));  // a: device 1, every elite
+    EXPECT_EQ(t.beta[2], betaAt(10, 1));  // a: always first
+    EXPECT_EQ(crossoverChoices()[size_t(t.cross[0])], 0.9);
+    EXPECT_EQ(t.beta[3], betaAt(4, 1));   // b: device 0 in most elites
+    EXPECT_EQ(t.beta[4], betaAt(1, 1));
+    EXPECT_EQ(crossoverChoices()[size_t(t.cross[1])], 0.7);
+    EXPECT_EQ(t.beta[3 * 3 + 0], betaAt(1, 4));   // d: device 1 in every elite
+    EXPECT_EQ(t.beta[3 * 3 + 1], betaAt(10, 1));
+    EXPECT_EQ(t.beta[3 * 3 + 2], betaAt(1, 10));  // d: always last
+    EXPECT_THROW(eliteTargetAction(pg, {{0.5}}), std::invalid_argument);
+}
+
+TEST(RegalImitation, FittingRaisesAgreementWithTheTargetsAndIsDeterministic) {
+    const DeviceModel dev = test::testDevices(2, 1e-5, 1e9);
+    std::vector<PolicyGraph> graphs;
+    for (auto fam : {GraphFamily::Branchy, GraphFamily::Layered})
+        graphs.push_back(prepared(generateGraph({fam, 30, 2}), dev));
+    ImitationOptions o;
+    o.epochs = 40;
+    o.budget = 300;
+    o.seeds = 3;
+    o.threads = 1;
+    o.learningRate = 1e-2;
+    std::vector<PolicyAction> targets;
+    for (const auto& g : graphs) targets.push_back(eliteTargetAction(g, eliteChromosomes(g, dev, o)));
+    auto run = [&](std::vector<ImitationReport>* reports) {
+        auto model = makePolicyModel(PolicyConfig{}, 5);
+        double before = 0;
+        for (size_t i = 0; i < graphs.size(); ++i) before += actionAgreement(greedyAction(model->predict(graphs[i].features)), targets[i]);
+        imitateTargets(*model, graphs, targets, o, [&](const ImitationReport& r) { reports->push_back(r); });
+        return std::make_pair(before / double(graphs.size()), model->parameters());
+    };
+    std::vector<ImitationReport> first, second;
+    const auto [before, params] = run(&first);
+    ASSERT_EQ(first.size(), 40u);
+    EXPECT_LT(first.back().loss, first.front().loss);
+    EXPECT_GT(first.back().agreement, before + 0.2) << "before " << before << ", after " << first.back().agreement;
+    EXPECT_EQ(run(&second).second, params);  // same seed, same weights
 }
