@@ -12,7 +12,7 @@ CommandSpec generateCommand() {
     return {"generate",
             "",
             "Writes a synthetic computation graph (native JSON) of one of the generator's families",
-            {{"family", "F", "chain", "graph family", {"chain", "branchy", "layered", "series-parallel"}},
+            {{"family", "F", "chain", "graph family", {"chain", "branchy", "layered", "series-parallel", "wide", "skip", "attention"}},
              {"nodes", "N", "100", "number of nodes (10..10000)"},
              {"seed", "S", "1", "generator seed"},
              {"out", "FILE", "", "the JSON file to write (required)"}},

@@ -10,13 +10,18 @@
 # (--seed-heuristics), so the comparison is fair; budget 5,000, seeds 1-3, baselines heft,
 # xla-best, single and local (local search at 5,000 evaluations).
 #
+# Splits: val (chain, branchy, layered, series-parallel graphs of seeds training never uses: the
+# only one used to choose), test (the test split of resources/models/splits.json, at the
+# setting's batch), heldout (wide, skip and attention graphs: families no policy is trained on).
+# The synthetic graphs have the generator's own batch sizes.
+#
 # Settings: 2xgpu-pcie batch 1 (the shipped policies), 4xgpu-nvlink batch 32, 2xgpu-pcie batch
 # 32; weights are counted in memory (the default). Recipes: "shipped" (the policy in
 # resources/policies), "imitate" (imitation of elite chromosomes only), "imitate+rl" (imitation,
 # then REINFORCE on seeded rollouts).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-G=build/app/graphopt
+G=${GRAPHOPT:-build/app/graphopt}  # another binary: GRAPHOPT=/path/to/graphopt
 OUT=${1:-/tmp/regal-settings}
 mkdir -p "$OUT/val" "$OUT/policies" "$OUT/eval"
 
@@ -26,6 +31,15 @@ for fam in chain branchy layered series-parallel; do
     done
 done
 VAL=$(ls "$OUT"/val/*.json | paste -sd,)
+# Families no policy is trained on (the generator's held-out shapes): wide branches, long skips,
+# attention blocks.
+mkdir -p "$OUT/heldout"
+for fam in wide skip attention; do
+    for s in 1 2; do
+        [ -f "$OUT/heldout/$fam-$s.json" ] || $G generate --family $fam --nodes 150 --seed $s --out "$OUT/heldout/$fam-$s.json" >/dev/null
+    done
+done
+HELDOUT=$(ls "$OUT"/heldout/*.json | paste -sd,)
 
 train() {  # name devices objective batch recipe
     local name=$1 devices=$2 objective=$3 batch=$4 recipe=$5 out="$OUT/policies/$1.json"
@@ -44,6 +58,7 @@ evaluate() {  # name devices objective batch policy split
     local name=$1 devices=$2 objective=$3 batch=$4 policy=$5 split=$6 shape=()
     local test=resources/models
     [ "$split" = val ] && test=$VAL
+    [ "$split" = heldout ] && test=$HELDOUT
     [ "$batch" != 1 ] && [ "$split" = test ] && shape=(--batch "$batch")
     local out="$OUT/eval/$split-$name.json"
     [ -f "$out" ] || $G eval-policy --objective "$objective" --devices "$devices" "${shape[@]}" --test "$test" \
@@ -61,7 +76,7 @@ PY
 for objective in memory runtime; do
     # 2xgpu-pcie, batch 1: the shipped policies and the new recipes.
     for recipe in imitate imitate+rl; do train "$objective-2xgpu-pcie-b1-$recipe" 2xgpu-pcie $objective 1 $recipe; done
-    for split in val test; do
+    for split in val test heldout; do
         evaluate "$objective-2xgpu-pcie-b1-shipped" 2xgpu-pcie $objective 1 resources/policies/regal-$objective-2xgpu-pcie.json $split
         for recipe in imitate imitate+rl; do
             evaluate "$objective-2xgpu-pcie-b1-$recipe" 2xgpu-pcie $objective 1 "$OUT/policies/$objective-2xgpu-pcie-b1-$recipe.json" $split
@@ -71,7 +86,7 @@ for objective in memory runtime; do
     for devices in 4xgpu-nvlink 2xgpu-pcie; do
         for recipe in imitate imitate+rl; do
             train "$objective-$devices-b32-$recipe" $devices $objective 32 $recipe
-            for split in val test; do
+            for split in val test heldout; do
                 evaluate "$objective-$devices-b32-$recipe" $devices $objective 32 "$OUT/policies/$objective-$devices-b32-$recipe.json" $split
             done
         done

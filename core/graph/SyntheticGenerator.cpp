@@ -25,15 +25,26 @@ const char* graphFamilyName(GraphFamily f) {
         case GraphFamily::Branchy: return "branchy";
         case GraphFamily::Layered: return "layered";
         case GraphFamily::SeriesParallel: return "series-parallel";
+        case GraphFamily::Wide: return "wide";
+        case GraphFamily::Skip: return "skip";
+        case GraphFamily::Attention: return "attention";
     }
     return "chain";
 }
 
 GraphFamily graphFamilyFromName(const std::string& name) {
-    for (GraphFamily f : allGraphFamilies())
+    for (GraphFamily f : everyGraphFamily())
         if (name == graphFamilyName(f)) return f;
     throw std::invalid_argument("unknown graph family '" + name +
-                                "' (expected chain, branchy, layered or series-parallel)");
+                                "' (expected chain, branchy, layered, series-parallel, wide, skip or attention)");
+}
+
+std::vector<GraphFamily> heldOutGraphFamilies() { return {GraphFamily::Wide, GraphFamily::Skip, GraphFamily::Attention}; }
+
+std::vector<GraphFamily> everyGraphFamily() {
+    std::vector<GraphFamily> all = allGraphFamilies();
+    for (GraphFamily f : heldOutGraphFamilies()) all.push_back(f);
+    return all;
 }
 
 std::vector<GraphFamily> allGraphFamilies() {
@@ -188,6 +199,35 @@ public:
         return finish(std::move(n), {x.shape[0], outFeatures});
     }
 
+    // [N, C, H, W] <-> [N, C, H*W]: the target shape is a small int64 constant (a weight input).
+    Act reshape(const Act& x, std::vector<int64_t> shape) {
+        Node n = node("Reshape");
+        n.inputs = {x.tensor, weight(n.name + ".shape", {static_cast<int64_t>(shape.size())}, DType::Int64)};
+        return finish(std::move(n), std::move(shape));
+    }
+
+    // Swaps the last two axes of a rank-3 tensor.
+    Act transposeLast(const Act& x) {
+        Node n = node("Transpose");
+        n.attrs["perm"] = std::vector<int64_t>{0, 2, 1};
+        n.inputs = {x.tensor};
+        return finish(std::move(n), {x.shape[0], x.shape[2], x.shape[1]});
+    }
+
+    // Batched [N, a, b] x [N, b, c] -> [N, a, c].
+    Act matmul(const Act& a, const Act& b) {
+        Node n = node("MatMul");
+        n.inputs = {a.tensor, b.tensor};
+        return finish(std::move(n), {a.shape[0], a.shape[1], b.shape[2]});
+    }
+
+    Act softmax(const Act& x) {
+        Node n = node("Softmax");
+        n.attrs["axis"] = int64_t{-1};
+        n.inputs = {x.tensor};
+        return finish(std::move(n), x.shape);
+    }
+
     // Conv, then BatchNormalization when the graph uses it: 1 or 2 nodes.
     int convBnCost() const { return batchNorm_ ? 2 : 1; }
     Act convBn(const Act& x, int64_t outC, int64_t k, int64_t stride) {
@@ -227,11 +267,12 @@ private:
         return n;
     }
 
-    int weight(const std::string& name, std::vector<int64_t> shape) {
+    int weight(const std::string& name, std::vector<int64_t> shape, DType type = DType::Float32) {
         Tensor t;
         t.name = name;
         t.kind = TensorKind::Weight;
-        t.bytes = shapeBytes(shape, DType::Float32);
+        t.dtype = type;
+        t.bytes = shapeBytes(shape, type);
         t.shape = std::move(shape);
         t.shapeKnown = true;
         return g.addTensor(std::move(t));
@@ -483,6 +524,87 @@ Act seriesParallel(Builder& b, const Act& x, int budget, int depth) {
     return b.conv(b.concat(outs), x.channels(), 1, 1, true);
 }
 
+// Wide: blocks of 6-12 parallel branches (each one or two 1x1/3x3 convs), joined by a Concat and
+// a 1x1 conv back to the width: much independent work side by side.
+Act wideStage(Builder& b, Act x, int budget, int64_t downC) {
+    if (downC > 0 && budget > 0) {
+        x = b.conv(x, downC, 3, 2, true);
+        --budget;
+    }
+    const int64_t width = x.channels();
+    while (budget > 0) {
+        if (budget < 8) return b.filler(x, budget, 0);
+        int branches = b.rnd().between(6, 12);
+        std::vector<int> len;
+        int total = 2;  // Concat + the 1x1 back to the width
+        for (int i = 0; i < branches; ++i) {
+            len.push_back(b.rnd().between(1, 2));
+            total += len.back();
+        }
+        while (total > budget && !len.empty()) {  // fewer or shorter branches until it fits
+            total -= len.back();
+            len.pop_back();
+        }
+        if (len.size() < 2) return b.filler(x, budget, 0);
+        std::vector<Act> outs;
+        const int64_t c = roundChannels(width / static_cast<int64_t>(len.size()) * 2);
+        for (int l : len) {
+            Act y = b.conv(x, c, b.rnd().chance(0.5) ? 1 : 3, 1, true);
+            if (l == 2) y = b.conv(y, c, 3, 1, true);
+            outs.push_back(y);
+        }
+        x = b.conv(b.concat(outs), width, 1, 1, true);
+        budget -= total;
+    }
+    return x;
+}
+
+// Skip: a U-Net-like stage. k encoder steps (conv + relu) keep their outputs; k decoder steps
+// (conv, then Add of the mirrored encoder output) read them back, the first encoder output last:
+// long skip connections over the whole stage.
+Act skipStage(Builder& b, Act x, int budget, int64_t downC) {
+    if (downC > 0 && budget > 0) {
+        x = b.conv(x, downC, 3, 2, true);
+        --budget;
+    }
+    const int k = budget / 4;  // encoder: 2 nodes per step; decoder: 2 per step
+    if (k < 2) return b.filler(x, budget, 0);
+    std::vector<Act> saved;
+    for (int i = 0; i < k; ++i) {
+        x = b.relu(b.conv(x, x.channels(), 3, 1, true));
+        saved.push_back(x);
+    }
+    for (int i = k - 1; i >= 0; --i) x = b.add(b.conv(x, x.channels(), 3, 1, true), saved[static_cast<size_t>(i)]);
+    return b.filler(x, budget - 4 * k, 0);
+}
+
+// Attention: blocks of self-attention over the H*W positions, 19 nodes each. Q, K, V are 1x1
+// convs; scores = Q^T K ([N, HW, HW]), Softmax, times V^T, back to [N, C, H, W], a 1x1 output
+// conv and a residual Add; then an MLP (1x1 to 2C, Relu, 1x1 back, Add).
+Act attentionStage(Builder& b, Act x, int budget, int64_t downC) {
+    if (downC > 0 && budget > 0) {
+        x = b.conv(x, downC, 3, 2, true);
+        --budget;
+    }
+    constexpr int kBlock = 19;
+    while (budget >= kBlock) {
+        const int64_t n = x.shape[0], c = x.channels(), hw = x.shape[2] * x.shape[3];
+        const int64_t dk = roundChannels(c / 2);
+        Act q = b.conv(x, dk, 1, 1, true), k = b.conv(x, dk, 1, 1, true), v = b.conv(x, c, 1, 1, true);
+        Act qt = b.transposeLast(b.reshape(q, {n, dk, hw}));                // [N, HW, dk]
+        Act kr = b.reshape(k, {n, dk, hw});                                 // [N, dk, HW]
+        Act p = b.softmax(b.matmul(qt, kr));                                // [N, HW, HW]
+        Act vt = b.transposeLast(b.reshape(v, {n, c, hw}));                 // [N, HW, C]
+        Act o = b.transposeLast(b.matmul(p, vt));                           // [N, C, HW]
+        Act y = b.conv(b.reshape(o, x.shape), c, 1, 1, true);
+        x = b.add(x, y);
+        Act m = b.relu(b.conv(x, roundChannels(2 * c), 1, 1, true));
+        x = b.add(x, b.conv(m, c, 1, 1, true));
+        budget -= kBlock;
+    }
+    return b.filler(x, budget, 0);
+}
+
 }  // namespace
 
 Graph generateGraph(const GeneratorOptions& options) {
@@ -525,6 +647,9 @@ Graph generateGraph(const GeneratorOptions& options) {
                 if (downC > 0) x = b.conv(x, downC, 3, 2, true);
                 x = seriesParallel(b, x, budget - (downC > 0 ? 1 : 0), 0);
                 break;
+            case GraphFamily::Wide: x = wideStage(b, x, budget, downC); break;
+            case GraphFamily::Skip: x = skipStage(b, x, budget, downC); break;
+            case GraphFamily::Attention: x = attentionStage(b, x, budget, downC); break;
         }
     }
     x = b.gemm(b.flatten(b.globalAveragePool(x)), classes);

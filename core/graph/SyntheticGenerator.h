@@ -12,11 +12,22 @@
 
 namespace graphopt {
 
-enum class GraphFamily { Chain, Branchy, Layered, SeriesParallel };
+// Chain: ResNet-like residual blocks. Branchy: Inception-like blocks of 2-4 branches. Layered:
+// random layered DAGs. SeriesParallel: recursive series/parallel compositions.
+// Wide: blocks of 6-12 parallel conv branches joined by a Concat (wide parallel work to spread).
+// Skip: U-Net-like stages whose encoder outputs are added back at the mirrored decoder step (long
+// skip connections that keep activations alive). Attention: self-attention blocks over the
+// spatial positions (Q, K, V projections, an HW x HW score matrix, Softmax, a residual MLP).
+enum class GraphFamily { Chain, Branchy, Layered, SeriesParallel, Wide, Skip, Attention };
 
-const char* graphFamilyName(GraphFamily f);                 // "chain", "branchy", "layered", "series-parallel"
+const char* graphFamilyName(GraphFamily f);  // "chain", "branchy", "layered", "series-parallel", "wide", "skip", "attention"
 GraphFamily graphFamilyFromName(const std::string& name);    // throws std::invalid_argument
+// The four families REGAL's policies are trained on (and the defaults of training sets).
 std::vector<GraphFamily> allGraphFamilies();
+// Families no shipped policy was trained on: the held-out shapes of the evaluation.
+std::vector<GraphFamily> heldOutGraphFamilies();
+// Every family the generator knows.
+std::vector<GraphFamily> everyGraphFamily();
 
 struct GeneratorOptions {
     GraphFamily family = GraphFamily::Chain;

@@ -29,8 +29,11 @@ uint64_t fingerprint(const Graph& g) {
 }  // namespace
 
 TEST(SyntheticGenerator, FamilyNames) {
-    for (GraphFamily f : allGraphFamilies()) EXPECT_EQ(graphFamilyFromName(graphFamilyName(f)), f);
-    EXPECT_EQ(allGraphFamilies().size(), 4u);
+    for (GraphFamily f : everyGraphFamily()) EXPECT_EQ(graphFamilyFromName(graphFamilyName(f)), f);
+    EXPECT_EQ(allGraphFamilies().size(), 4u);  // the training families
+    EXPECT_EQ(everyGraphFamily().size(), 7u);  // and the three held out
+    for (GraphFamily f : heldOutGraphFamilies())
+        for (GraphFamily t : allGraphFamilies()) EXPECT_NE(f, t);
     EXPECT_STREQ(graphFamilyName(GraphFamily::SeriesParallel), "series-parallel");
     EXPECT_THROW(graphFamilyFromName("tree"), std::invalid_argument);
 }
@@ -41,7 +44,7 @@ TEST(SyntheticGenerator, RejectsSizesOutOfRange) {
 }
 
 TEST(SyntheticGenerator, ExactNodeCountAndValid) {
-    for (GraphFamily f : allGraphFamilies())
+    for (GraphFamily f : everyGraphFamily())
         for (int n : {10, 11, 12, 13, 15, 16, 17, 29, 54, 55, 101, 1000, 10000})
             for (uint64_t seed : {1, 2, 3}) {
                 if (n == 10000 && seed > 1) continue;
@@ -145,4 +148,37 @@ TEST(SyntheticGenerator, SameGraphOnEveryPlatform) {
     EXPECT_EQ(fingerprint(generateGraph({GraphFamily::Branchy, 100, 1})), 460494534278346376ull);
     EXPECT_EQ(fingerprint(generateGraph({GraphFamily::Layered, 100, 1})), 5444415255157442354ull);
     EXPECT_EQ(fingerprint(generateGraph({GraphFamily::SeriesParallel, 100, 1})), 10193185251921454953ull);
+}
+
+// The held-out families have the shapes they are named for.
+TEST(SyntheticGenerator, WideSkipAndAttentionHaveTheirShapes) {
+    for (uint64_t seed : {1, 2, 3}) {
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        const Graph wide = generateGraph({GraphFamily::Wide, 200, seed});
+        size_t widest = 0;
+        for (const auto& n : wide.nodes())
+            if (n.op == "Concat") widest = std::max(widest, n.inputs.size());
+        EXPECT_GE(widest, 6u);  // 6-12 parallel branches
+
+        const Graph skip = generateGraph({GraphFamily::Skip, 200, seed});
+        const auto order = skip.topologicalOrder();
+        std::vector<int> pos(skip.nodeCount());
+        for (size_t i = 0; i < order.size(); ++i) pos[size_t(order[i])] = int(i);
+        int longest = 0;  // the longest edge, in topological positions
+        for (size_t v = 0; v < skip.nodeCount(); ++v)
+            for (int t : skip.nodes()[v].inputs)
+                if (int p = skip.tensors()[size_t(t)].producer; p >= 0) longest = std::max(longest, pos[v] - pos[size_t(p)]);
+        EXPECT_GE(longest, 40);  // an encoder output read back at the end of its stage
+
+        const Graph att = generateGraph({GraphFamily::Attention, 200, seed});
+        int softmaxes = 0;
+        for (const auto& n : att.nodes()) {
+            if (n.op != "Softmax") continue;
+            ++softmaxes;
+            const auto& in = att.tensors()[size_t(n.inputs[0])].shape;
+            ASSERT_EQ(in.size(), 3u);
+            EXPECT_EQ(in[1], in[2]);  // scores: positions x positions
+        }
+        EXPECT_GE(softmaxes, 5);
+    }
 }
