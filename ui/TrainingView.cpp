@@ -15,6 +15,7 @@
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QPushButton>
+#include <QCheckBox>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QVBoxLayout>
@@ -74,6 +75,15 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent), job_(new Backgrou
     sizes_->setObjectName("trainSizes");
     sizes_->setToolTip(tr("node counts of the synthetic training graphs (comma-separated)"));
     form->addRow(tr("Graph sizes"), sizes_);
+    imitate_ = spin(0, 100000, 0, "trainImitate");
+    imitate_->setToolTip(tr("Before REINFORCE: passes of imitation of elite chromosomes from long BRKGA runs, "
+                            "which gives every node a target of its own (0 = none)"));
+    form->addRow(tr("Imitation epochs"), imitate_);
+    seedHeuristics_ = new QCheckBox(tr("Start BRKGA from heft, xla-best, single"));
+    seedHeuristics_->setObjectName("trainSeedHeuristics");
+    seedHeuristics_->setToolTip(tr("Every BRKGA run of training starts from the heuristics' solutions, as "
+                                   "eval-policy --seed-heuristics evaluates"));
+    form->addRow(QString(), seedHeuristics_);
     auto* buttons = new QHBoxLayout;
     train_ = new QPushButton(tr("Train"));
     resume_ = new QPushButton(tr("Resume"));
@@ -157,7 +167,7 @@ void TrainingView::updateButtons() {
     train_->setEnabled(!running);
     resume_->setEnabled(!running && !lastCheckpoint_.isEmpty() && QFileInfo::exists(lastCheckpoint_));
     cancel_->setEnabled(running);
-    for (QWidget* w : std::initializer_list<QWidget*>{objective_, devices_, epochs_, seed_, budget_, samples_, sizes_})
+    for (QWidget* w : std::initializer_list<QWidget*>{objective_, devices_, epochs_, seed_, budget_, samples_, sizes_, imitate_, seedHeuristics_})
         w->setEnabled(!running);
 }
 
@@ -229,6 +239,8 @@ bool TrainingView::start(const QString& resumeFrom, QString* error) {
                    {"samples", samples_->value()},
                    {"sizes", sizes_->text().trimmed().toStdString()},
                    {"models", "none"},
+                   {"imitate_epochs", imitate_->value()},
+                   {"seed_heuristics", seedHeuristics_->isChecked()},
                    {"out", pendingOut_.toStdString()},
                    {"checkpoint", (pendingOut_ + ".ckpt").toStdString()}};
     if (!resumeFrom.isEmpty()) spec.params["resume"] = resumeFrom.toStdString();

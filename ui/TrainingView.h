@@ -13,6 +13,7 @@
 #include "run/Run.h"
 
 class QChartView;
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -74,6 +75,8 @@ private:
     QSpinBox* budget_ = nullptr;
     QSpinBox* samples_ = nullptr;
     QLineEdit* sizes_ = nullptr;
+    QSpinBox* imitate_ = nullptr;            // imitation epochs before REINFORCE
+    QCheckBox* seedHeuristics_ = nullptr;
     QPushButton* train_ = nullptr;
     QPushButton* resume_ = nullptr;
     QPushButton* cancel_ = nullptr;
