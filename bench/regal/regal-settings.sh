@@ -82,6 +82,13 @@ for objective in memory runtime; do
             evaluate "$objective-2xgpu-pcie-b1-$recipe" 2xgpu-pcie $objective 1 "$OUT/policies/$objective-2xgpu-pcie-b1-$recipe.json" $split
         done
     done
+    # cpu+gpu, batch 1: trained here, no earlier policy.
+    for recipe in imitate imitate+rl; do
+        train "$objective-cpu+gpu-b1-$recipe" cpu+gpu $objective 1 $recipe
+        for split in val test heldout; do
+            evaluate "$objective-cpu+gpu-b1-$recipe" cpu+gpu $objective 1 "$OUT/policies/$objective-cpu+gpu-b1-$recipe.json" $split
+        done
+    done
     # 4xgpu-nvlink and 2xgpu-pcie at batch 32 (the train split's models at that batch).
     for devices in 4xgpu-nvlink 2xgpu-pcie; do
         for recipe in imitate imitate+rl; do

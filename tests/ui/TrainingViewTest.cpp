@@ -150,8 +150,13 @@ TEST(PolicyNodeView, ShowsTheSelectedNodesKeyDistributions) {
     EXPECT_TRUE(v->crossoverText().contains("crossover probability")) << v->crossoverText().toStdString();
     w.graphView()->selectNode(7);
     EXPECT_EQ(v->shownNode(), 7);
-    // Devices the shipped policies were not trained for: a message, not a crash.
+    // The shipped 4-GPU policy: four device keys and the priority, beside the uniform.
     spec.devices = "4xgpu-nvlink";
+    w.runPanel()->setSpec(spec);
+    w.showPolicyTab();
+    EXPECT_EQ(v->curveCount(), 6);
+    // A policy file that is not there: a message, not a crash.
+    spec.params["policy"] = "/nonexistent/policy.json";
     w.runPanel()->setSpec(spec);
     w.showPolicyTab();
     EXPECT_EQ(v->curveCount(), 0);
