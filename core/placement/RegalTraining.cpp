@@ -101,9 +101,9 @@ nlohmann::json TrainOptions::toJson() const {
 }
 
 PolicyTrainer::PolicyTrainer(PolicyModel& model, DeviceModel devices, TrainOptions options, std::vector<PolicyGraph> train,
-                             std::vector<PolicyGraph> validation)
+                             std::vector<PolicyGraph> validation, Communicator* comm)
     : model_(model), devices_(std::move(devices)), o_(std::move(options)), train_(std::move(train)),
-      validation_(std::move(validation)) {
+      validation_(std::move(validation)), comm_(comm ? comm : &local_) {
     if (train_.empty()) throw std::invalid_argument("no training graphs");
     if (o_.samples < 1 || o_.batchGraphs < 1 || o_.seedsPerGraph < 1 || o_.budget < 1)
         throw std::invalid_argument("samples, batch graphs, seeds per graph and budget must be >= 1");
@@ -119,80 +119,199 @@ double PolicyTrainer::uniformCost(const PolicyGraph& g, uint64_t seed, int64_t& 
     return c;
 }
 
+std::vector<int> PolicyTrainer::shareOut(const std::vector<double>& work) const {
+    const int ranks = comm_->worldSize();
+    std::vector<int> owner(work.size(), 0);
+    if (ranks == 1) return owner;
+    std::vector<size_t> byWork(work.size());
+    std::iota(byWork.begin(), byWork.end(), size_t(0));
+    std::stable_sort(byWork.begin(), byWork.end(), [&](size_t a, size_t b) { return work[a] > work[b]; });
+    std::vector<double> load(size_t(ranks), 0.0);
+    for (size_t i : byWork) {
+        const int r = int(std::min_element(load.begin(), load.end()) - load.begin());
+        owner[i] = r;
+        load[size_t(r)] += work[i];
+    }
+    return owner;
+}
+
+bool PolicyTrainer::agreeToStop(const CancellationToken* cancel) {
+    const bool mine = cancel && cancel->isCancelled();
+    if (!comm_->distributed()) return mine;
+    for (const std::string& flag : comm_->allGather(mine ? "1" : "0"))
+        if (flag == "1") return true;
+    return false;
+}
+
+std::string PolicyTrainer::weightChecksum() const {
+    std::ostringstream s;
+    s << std::hex << fnv1a(model_.optimizerState().dump(), fnv1a(model_.parameters().dump()));
+    return s.str();
+}
+
+void PolicyTrainer::checkSameWeights(int epoch) {
+    if (!comm_->distributed()) return;
+    const std::vector<std::string> sums = comm_->allGather(weightChecksum());
+    for (size_t r = 1; r < sums.size(); ++r)
+        if (sums[r] != sums[0])
+            throw DistributedError("the ranks' weights differ after epoch " + std::to_string(epoch) + ": rank 0 has checksum " +
+                                       sums[0] + ", rank " + std::to_string(r) + " has " + sums[r],
+                                   int(r));
+}
+
 EpochReport PolicyTrainer::runEpoch(const CancellationToken* cancel) {
     const auto t0 = std::chrono::steady_clock::now();
     EpochReport rep;
     rep.epoch = epochsDone_ + 1;
     const uint64_t e = uint64_t(rep.epoch);
+    const int me = comm_->rank();
     Rng rng = Rng::stream(o_.seed, 0x5EED0000ull + e, 0);
 
     std::vector<int> order(train_.size());
     std::iota(order.begin(), order.end(), 0);
     for (int i = int(order.size()) - 1; i > 0; --i) std::swap(order[i], order[rng.index(i + 1)]);
+    auto seedAt = [&](size_t pos) { return 1 + (e + uint64_t(pos)) % uint64_t(o_.seedsPerGraph); };
+    auto cached = [&](const PolicyGraph& g, uint64_t seed) { return uniformCache_.count(g.name + "#" + std::to_string(seed)) > 0; };
 
-    std::vector<PolicySample> batch;
     double rewardSum = 0, entropySum = 0;
     int rewardCount = 0, updates = 0;
-    for (size_t pos = 0; pos < order.size(); ++pos) {
-        if (cancel && cancel->isCancelled()) {
+    const size_t B = size_t(o_.batchGraphs), S = size_t(o_.samples);
+    for (size_t first = 0; first < order.size(); first += B) {
+        const size_t last = std::min(order.size(), first + B);
+        if (agreeToStop(cancel)) {
             rep.cancelled = true;
             rep.seconds = secondsSince(t0);
             return rep;
         }
-        const PolicyGraph& g = train_[order[pos]];
-        const PolicyOutput probs = model_.predict(g.features);
-        std::vector<double> rewards;
-        std::vector<PolicyAction> actions;
-        // All samples of a graph share one BRKGA seed, so their rewards differ by the action only.
-        const uint64_t seed = 1 + (e + uint64_t(pos)) % uint64_t(o_.seedsPerGraph);
-        const double u = uniformCost(g, seed, rep.evaluations);
-        for (int k = 0; k < o_.samples; ++k) {
-            PolicyAction a = sampleAction(probs, rng);
-            const double c = runBrkga(g, devices_, biasFromAction(a, g.features.d + 1), o_.budget, seed, o_.threads);
-            rep.evaluations += o_.budget;
-            rewards.push_back(u > 0 ? (u - c) / u : 0.0);
-            actions.push_back(std::move(a));
+        std::vector<double> work;
+        for (size_t pos = first; pos < last; ++pos) {
+            const PolicyGraph& g = train_[order[pos]];
+            work.push_back(double(g.features.n) * double(S + (cached(g, seedAt(pos)) ? 0 : 1)));
         }
-        const double sum = std::accumulate(rewards.begin(), rewards.end(), 0.0);
-        const double mean = sum / double(rewards.size());
-        auto b = baseline_.find(g.name);
-        const double base = b == baseline_.end() ? mean : b->second;
-        for (size_t k = 0; k < rewards.size(); ++k) {
-            // Baseline: the mean reward of the graph's other samples (same graph, same seed), or
-            // with one sample the graph's moving average.
-            const double others = rewards.size() > 1 ? (sum - rewards[k]) / double(rewards.size() - 1) : base;
-            const double adv = rewards[k] - others;
-            advantageMeanSquare_ = advantageMeanSquare_ == 0 ? adv * adv + 1e-8 : 0.95 * advantageMeanSquare_ + 0.05 * adv * adv;
-            batch.push_back({&g.features, std::move(actions[k]), adv / std::max(0.005, std::sqrt(advantageMeanSquare_))});
-            rewardSum += rewards[k];
-            ++rewardCount;
+        const std::vector<int> owner = shareOut(work);
+
+        // Rollouts of this rank's graphs: [uniform cost, fresh evaluations, rewards...] each.
+        std::string mine;
+        std::map<size_t, std::vector<PolicyAction>> actions;  // pos -> its sampled actions
+        for (size_t pos = first; pos < last; ++pos) {
+            if (owner[pos - first] != me) continue;
+            if (!comm_->distributed() && cancel && cancel->isCancelled()) {
+                rep.cancelled = true;
+                rep.seconds = secondsSince(t0);
+                return rep;
+            }
+            const PolicyGraph& g = train_[order[pos]];
+            const PolicyOutput probs = model_.predict(g.features);
+            // All samples of a graph share one BRKGA seed, so their rewards differ by the action only.
+            const uint64_t seed = seedAt(pos);
+            int64_t fresh = 0;
+            const double u = uniformCost(g, seed, fresh);
+            // The graph's own stream: its actions are the same whichever rank draws them.
+            Rng actionRng = Rng::stream(o_.seed, 0x5EED0000ull + e, 1 + uint64_t(pos));
+            std::vector<double> row = {u, double(fresh)};
+            for (size_t k = 0; k < S; ++k) {
+                PolicyAction a = sampleAction(probs, actionRng);
+                const double c = runBrkga(g, devices_, biasFromAction(a, g.features.d + 1), o_.budget, seed, o_.threads);
+                fresh += o_.budget;
+                row.push_back(u > 0 ? (u - c) / u : 0.0);
+                actions[pos].push_back(std::move(a));
+            }
+            row[1] = double(fresh);
+            appendDoubles(mine, row);
         }
-        baseline_[g.name] = b == baseline_.end() ? mean : o_.baselineDecay * base + (1 - o_.baselineDecay) * mean;
-        if (int(pos % size_t(o_.batchGraphs)) == o_.batchGraphs - 1 || pos + 1 == order.size()) {
-            entropySum += model_.reinforce(batch, o_.hyper).entropy;
-            ++updates;
-            batch.clear();
+        const std::vector<std::string> rollouts = comm_->allGather(mine);
+
+        // Every rank: the batch's rewards in order, then the advantages exactly as one process.
+        std::vector<size_t> offset(rollouts.size(), 0);
+        std::map<size_t, std::vector<double>> advantages;  // pos -> per sample
+        for (size_t pos = first; pos < last; ++pos) {
+            const int r = owner[pos - first];
+            const std::vector<double> row = readDoubles(rollouts[size_t(r)], offset[size_t(r)], 2 + S);
+            const PolicyGraph& g = train_[order[pos]];
+            uniformCache_[g.name + "#" + std::to_string(seedAt(pos))] = row[0];
+            rep.evaluations += int64_t(row[1]);
+            const std::vector<double> rewards(row.begin() + 2, row.end());
+            const double sum = std::accumulate(rewards.begin(), rewards.end(), 0.0);
+            const double mean = sum / double(rewards.size());
+            auto b = baseline_.find(g.name);
+            const double base = b == baseline_.end() ? mean : b->second;
+            for (size_t k = 0; k < rewards.size(); ++k) {
+                // Baseline: the mean reward of the graph's other samples (same graph, same seed), or
+                // with one sample the graph's moving average.
+                const double others = rewards.size() > 1 ? (sum - rewards[k]) / double(rewards.size() - 1) : base;
+                const double adv = rewards[k] - others;
+                advantageMeanSquare_ =
+                    advantageMeanSquare_ == 0 ? adv * adv + 1e-8 : 0.95 * advantageMeanSquare_ + 0.05 * adv * adv;
+                advantages[pos].push_back(adv / std::max(0.005, std::sqrt(advantageMeanSquare_)));
+                rewardSum += rewards[k];
+                ++rewardCount;
+            }
+            baseline_[g.name] = b == baseline_.end() ? mean : o_.baselineDecay * base + (1 - o_.baselineDecay) * mean;
         }
+
+        // Gradient shares of this rank's graphs: [loss, entropy sum] + the gradient, each.
+        const int batchSamples = int((last - first) * S);
+        const size_t P = model_.parameterCount();
+        std::string shares;
+        for (auto& [pos, acts] : actions) {
+            const PolicyGraph& g = train_[order[pos]];
+            std::vector<PolicySample> samples;
+            for (size_t k = 0; k < acts.size(); ++k) samples.push_back({&g.features, std::move(acts[k]), advantages[pos][k]});
+            const GradientShare share = model_.gradientShare(samples, batchSamples, o_.hyper);
+            appendDoubles(shares, {share.loss, share.entropySum});
+            appendFloats(shares, share.gradient);
+        }
+        const std::vector<std::string> all = comm_->allGather(shares);
+        std::fill(offset.begin(), offset.end(), size_t(0));
+        std::vector<double> total(P, 0.0);
+        double batchEntropy = 0;
+        for (size_t pos = first; pos < last; ++pos) {  // in the batch's order, whoever computed it
+            const int r = owner[pos - first];
+            const std::vector<double> stats = readDoubles(all[size_t(r)], offset[size_t(r)], 2);
+            const std::vector<float> grad = readFloats(all[size_t(r)], offset[size_t(r)], P);
+            batchEntropy += stats[1];
+            for (size_t i = 0; i < P; ++i) total[i] += double(grad[i]);
+        }
+        model_.applyGradient(std::vector<float>(total.begin(), total.end()), o_.hyper);
+        entropySum += batchEntropy / double(batchSamples);
+        ++updates;
     }
     rep.meanReward = rewardCount ? rewardSum / rewardCount : 0;
     rep.entropy = updates ? entropySum / updates : 0;
 
     // Validation: the greedy policy, BRKGA seed 1, against uniform BRKGA.
-    int wins = 0;
-    double impr = 0;
-    for (const PolicyGraph& g : validation_) {
-        const double u = uniformCost(g, 1, rep.evaluations);
-        const PolicyAction a = greedyAction(model_.predict(g.features));
-        const double c = runBrkga(g, devices_, biasFromAction(a, g.features.d + 1), o_.budget, 1, o_.threads);
-        rep.evaluations += o_.budget;
-        if (c < u) ++wins;
-        impr += u > 0 ? (u - c) / u : 0;
-    }
     if (!validation_.empty()) {
+        std::vector<double> work;
+        for (const PolicyGraph& g : validation_) work.push_back(double(g.features.n) * (cached(g, 1) ? 1 : 2));
+        const std::vector<int> owner = shareOut(work);
+        std::string mine;
+        for (size_t i = 0; i < validation_.size(); ++i) {
+            if (owner[i] != me) continue;
+            const PolicyGraph& g = validation_[i];
+            int64_t fresh = 0;
+            const double u = uniformCost(g, 1, fresh);
+            const PolicyAction a = greedyAction(model_.predict(g.features));
+            const double c = runBrkga(g, devices_, biasFromAction(a, g.features.d + 1), o_.budget, 1, o_.threads);
+            appendDoubles(mine, {u, c, double(fresh + o_.budget)});
+        }
+        const std::vector<std::string> results = comm_->allGather(mine);
+        std::vector<size_t> offset(results.size(), 0);
+        int wins = 0;
+        double impr = 0;
+        for (size_t i = 0; i < validation_.size(); ++i) {
+            const int r = owner[i];
+            const std::vector<double> v = readDoubles(results[size_t(r)], offset[size_t(r)], 3);
+            const double u = v[0], c = v[1];
+            uniformCache_[validation_[i].name + "#1"] = u;
+            rep.evaluations += int64_t(v[2]);
+            if (c < u) ++wins;
+            impr += u > 0 ? (u - c) / u : 0;
+        }
         rep.validationWinRate = double(wins) / double(validation_.size());
         rep.validationMeanImprovement = impr / double(validation_.size());
     }
     ++epochsDone_;
+    checkSameWeights(epochsDone_);
     rep.seconds = secondsSince(t0);
     return rep;
 }
