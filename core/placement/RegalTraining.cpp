@@ -29,6 +29,9 @@ SearchContext contextFor(const PolicyGraph& g, const DeviceModel& devices, int64
                          std::chrono::steady_clock::now(), {}};
 }
 
+// What one BRKGA run on the graph costs, roughly: a decoding visits every node and edge.
+double brkgaWork(const PolicyGraph& g) { return double(g.features.n + g.features.edgeSrc.size()); }
+
 double costOf(const PolicyGraph& g, const std::vector<double>& keys) {
     ScheduleSimulator sim(g.problem);
     return sim.evaluate(keys).cost;
@@ -186,7 +189,7 @@ EpochReport PolicyTrainer::runEpoch(const CancellationToken* cancel) {
         std::vector<double> work;
         for (size_t pos = first; pos < last; ++pos) {
             const PolicyGraph& g = train_[order[pos]];
-            work.push_back(double(g.features.n) * double(S + (cached(g, seedAt(pos)) ? 0 : 1)));
+            work.push_back(brkgaWork(g) * double(S + (cached(g, seedAt(pos)) ? 0 : 1)));
         }
         const std::vector<int> owner = shareOut(work);
 
@@ -282,7 +285,7 @@ EpochReport PolicyTrainer::runEpoch(const CancellationToken* cancel) {
     // Validation: the greedy policy, BRKGA seed 1, against uniform BRKGA.
     if (!validation_.empty()) {
         std::vector<double> work;
-        for (const PolicyGraph& g : validation_) work.push_back(double(g.features.n) * (cached(g, 1) ? 1 : 2));
+        for (const PolicyGraph& g : validation_) work.push_back(brkgaWork(g) * (cached(g, 1) ? 1 : 2));
         const std::vector<int> owner = shareOut(work);
         std::string mine;
         for (size_t i = 0; i < validation_.size(); ++i) {
