@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Epoch time of `graphopt train-policy` with 1 and 2 ranks on this machine (tools/launch-local.sh,
+# loopback, Gloo), every rank on one BRKGA thread, the same global batch, so the weights are the
+# same and only the time differs. Prints a Markdown table: ranks, median epoch seconds, training
+# graphs per second, throughput relative to 1 rank.
+#   bench/placement/distributed_training.sh BUILD_DIR [RANKS...]      (default ranks: 1 2)
+# Environment: EPOCHS (3), BUDGET (1500), SIZES (30,80,160), BATCH (4), SAMPLES (4), MODELS (none:
+# synthetic graphs only; a folder with splits.json adds its train split).
+set -euo pipefail
+build=${1:?usage: distributed_training.sh BUILD_DIR [RANKS...]}
+shift
+here=$(cd "$(dirname "$0")/../.." && pwd)
+ranks=("$@")
+[ ${#ranks[@]} -gt 0 ] || ranks=(1 2)
+epochs=${EPOCHS:-3}
+budget=${BUDGET:-1500}
+sizes=${SIZES:-30,80,160}
+batch=${BATCH:-4}
+samples=${SAMPLES:-4}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+bin=$(cd "$build" && pwd)/app/graphopt
+args=(train-policy --objective runtime --seed 1 --epochs "$epochs" --budget "$budget" --sizes "$sizes" --graph-seeds 1
+      --models "${MODELS:-none}" --samples "$samples" --batch-graphs "$batch" --threads 1 --json)
+echo "train-policy, $epochs epochs, budget $budget, sizes $sizes, models ${MODELS:-none}, $samples samples, batches of $batch graphs, 1 BRKGA thread per rank"
+echo "$(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start"
+# What the machine gives two processes right now (other builds may hold a core): the same
+# single-thread BRKGA run alone and as two concurrent processes.
+"$bin" generate --family layered --nodes 160 --seed 1 --out "$work/probe.json" >/dev/null
+probe=("$bin" place "$work/probe.json" --engine brkga --budget 40000 --threads 1 --no-store)
+t0=$(date +%s.%N); "${probe[@]}" >/dev/null; t1=$(date +%s.%N)
+"${probe[@]}" >/dev/null & "${probe[@]}" >/dev/null; wait; t2=$(date +%s.%N)
+python3 -c "import sys; a, b, c = map(float, sys.argv[1:]); print(f'capacity probe: two concurrent single-thread BRKGA processes ran at {2 * (b - a) / (c - b):.2f}x the throughput of one ({b - a:.2f} s alone, {c - b:.2f} s for the pair)')" "$t0" "$t1" "$t2"
+echo
+echo "| ranks | median epoch s | epochs s | graphs / s | throughput vs first row | weights vs first row |"
+echo "|---|---|---|---|---|---|"
+base=
+for n in "${ranks[@]}"; do
+  log="$work/ranks$n.log"
+  db="$work/runs$n.db"
+  if [ "$n" = 1 ]; then
+    "$bin" "${args[@]}" --db "$db" --out "$work/p$n.json" 2>"$log" >"$work/r$n.json"
+  else
+    "$here/tools/launch-local.sh" "$n" "$bin" "${args[@]}" --db "$db" --out "$work/p$n.json" 2>"$log" >"$work/r$n.json"
+  fi
+  # Rank 0 recorded the run: one event per epoch with its epoch_s; the graphs from the checkpoint.
+  "$bin" runs export 1 --json --db "$db" >"$work/e$n.json"
+  python3 - "$n" "$work/e$n.json" "$work/p$n.json.ckpt" "$work/r$n.json" "${base:-0}" "$work/p$n.json" "$work/p${ranks[0]}.json" <<'PY'
+import json, statistics, sys
+n, events, ckpt, result, base = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5])
+a = json.load(open(sys.argv[6]))["parameters"]
+b = json.load(open(sys.argv[7]))["parameters"]
+diff = max(abs(x - y) for k in a for x, y in zip(a[k]["data"], b[k]["data"]))
+times = [e["values"]["epoch_s"] for e in json.load(open(events))["events"]]
+graphs = len(json.load(open(ckpt))["baseline"])
+world = json.load(open(result))["world_size"]
+assert world == int(n), (world, n)
+median = statistics.median(times)
+base = base or median
+print(f"| {n} | {median:.2f} | {', '.join(f'{t:.2f}' for t in times)} | {graphs / median:.2f} | {base / median:.2f}x | max difference {diff:g} |")
+open(sys.argv[2] + ".median", "w").write(str(median))
+PY
+  [ -n "${base:-}" ] || base=$(cat "$work/e$n.json.median")
+done
