@@ -186,54 +186,78 @@ EpochReport PolicyTrainer::runEpoch(const CancellationToken* cancel) {
             rep.seconds = secondsSince(t0);
             return rep;
         }
+        // The batch's BRKGA runs, shared out one by one (a graph's uniform run when not cached,
+        // and each of its samples): finer than whole graphs, so the ranks finish together.
+        struct Rollout {
+            size_t pos;
+            int sample;  // -1: the uniform run
+        };
+        std::vector<Rollout> runs;
         std::vector<double> work;
         for (size_t pos = first; pos < last; ++pos) {
             const PolicyGraph& g = train_[order[pos]];
-            work.push_back(brkgaWork(g) * double(S + (cached(g, seedAt(pos)) ? 0 : 1)));
+            if (!cached(g, seedAt(pos))) runs.push_back({pos, -1});
+            for (size_t k = 0; k < S; ++k) runs.push_back({pos, int(k)});
+            while (work.size() < runs.size()) work.push_back(brkgaWork(g));
         }
         const std::vector<int> owner = shareOut(work);
 
-        // Rollouts of this rank's graphs: [uniform cost, fresh evaluations, rewards...] each.
-        std::string mine;
-        std::map<size_t, std::vector<PolicyAction>> actions;  // pos -> its sampled actions
-        for (size_t pos = first; pos < last; ++pos) {
-            if (owner[pos - first] != me) continue;
+        // A graph's actions, drawn from its own stream: the same whichever rank draws them.
+        std::map<size_t, std::vector<PolicyAction>> actions;
+        auto actionsOf = [&](size_t pos) -> std::vector<PolicyAction>& {
+            auto it = actions.find(pos);
+            if (it != actions.end()) return it->second;
+            const PolicyGraph& g = train_[order[pos]];
+            const PolicyOutput probs = model_.predict(g.features);
+            Rng actionRng = Rng::stream(o_.seed, 0x5EED0000ull + e, 1 + uint64_t(pos));
+            std::vector<PolicyAction>& a = actions[pos];
+            for (size_t k = 0; k < S; ++k) a.push_back(sampleAction(probs, actionRng));
+            return a;
+        };
+
+        // This rank's runs: their costs, in the order of `runs`. All samples of a graph share one
+        // BRKGA seed, so their rewards differ by the action only.
+        std::vector<double> mine;
+        for (size_t i = 0; i < runs.size(); ++i) {
+            if (owner[i] != me) continue;
             if (!comm_->distributed() && cancel && cancel->isCancelled()) {
                 rep.cancelled = true;
                 rep.seconds = secondsSince(t0);
                 return rep;
             }
-            const PolicyGraph& g = train_[order[pos]];
-            const PolicyOutput probs = model_.predict(g.features);
-            // All samples of a graph share one BRKGA seed, so their rewards differ by the action only.
-            const uint64_t seed = seedAt(pos);
-            int64_t fresh = 0;
-            const double u = uniformCost(g, seed, fresh);
-            // The graph's own stream: its actions are the same whichever rank draws them.
-            Rng actionRng = Rng::stream(o_.seed, 0x5EED0000ull + e, 1 + uint64_t(pos));
-            std::vector<double> row = {u, double(fresh)};
-            for (size_t k = 0; k < S; ++k) {
-                PolicyAction a = sampleAction(probs, actionRng);
-                const double c = runBrkga(g, devices_, biasFromAction(a, g.features.d + 1), o_.budget, seed, o_.threads);
-                fresh += o_.budget;
-                row.push_back(u > 0 ? (u - c) / u : 0.0);
-                actions[pos].push_back(std::move(a));
+            const PolicyGraph& g = train_[order[runs[i].pos]];
+            const uint64_t seed = seedAt(runs[i].pos);
+            if (runs[i].sample < 0) {
+                mine.push_back(runBrkga(g, devices_, {}, o_.budget, seed, o_.threads));
+            } else {
+                const PolicyAction& a = actionsOf(runs[i].pos)[size_t(runs[i].sample)];
+                mine.push_back(runBrkga(g, devices_, biasFromAction(a, g.features.d + 1), o_.budget, seed, o_.threads));
             }
-            row[1] = double(fresh);
-            appendDoubles(mine, row);
         }
-        const std::vector<std::string> rollouts = comm_->allGather(mine);
+        std::string packed;
+        appendDoubles(packed, mine);
+        const std::vector<std::string> gathered = comm_->allGather(packed);
 
-        // Every rank: the batch's rewards in order, then the advantages exactly as one process.
-        std::vector<size_t> offset(rollouts.size(), 0);
+        // Every rank: the batch's costs in order, then the rewards and advantages exactly as one
+        // process computes them.
+        std::vector<size_t> offset(gathered.size(), 0);
+        std::map<size_t, std::vector<double>> costs;  // pos -> per sample
+        for (size_t i = 0; i < runs.size(); ++i) {
+            const size_t r = size_t(owner[i]);
+            const double c = readDoubles(gathered[r], offset[r], 1)[0];
+            rep.evaluations += o_.budget;
+            const PolicyGraph& g = train_[order[runs[i].pos]];
+            if (runs[i].sample < 0)
+                uniformCache_[g.name + "#" + std::to_string(seedAt(runs[i].pos))] = c;
+            else
+                costs[runs[i].pos].push_back(c);
+        }
         std::map<size_t, std::vector<double>> advantages;  // pos -> per sample
         for (size_t pos = first; pos < last; ++pos) {
-            const int r = owner[pos - first];
-            const std::vector<double> row = readDoubles(rollouts[size_t(r)], offset[size_t(r)], 2 + S);
             const PolicyGraph& g = train_[order[pos]];
-            uniformCache_[g.name + "#" + std::to_string(seedAt(pos))] = row[0];
-            rep.evaluations += int64_t(row[1]);
-            const std::vector<double> rewards(row.begin() + 2, row.end());
+            const double u = uniformCache_.at(g.name + "#" + std::to_string(seedAt(pos)));
+            std::vector<double> rewards;
+            for (double c : costs.at(pos)) rewards.push_back(u > 0 ? (u - c) / u : 0.0);
             const double sum = std::accumulate(rewards.begin(), rewards.end(), 0.0);
             const double mean = sum / double(rewards.size());
             auto b = baseline_.find(g.name);
@@ -255,9 +279,14 @@ EpochReport PolicyTrainer::runEpoch(const CancellationToken* cancel) {
         // Gradient shares of this rank's graphs: [loss, entropy sum] + the gradient, each.
         const int batchSamples = int((last - first) * S);
         const size_t P = model_.parameterCount();
+        std::vector<double> gradientWork;
+        for (size_t pos = first; pos < last; ++pos) gradientWork.push_back(brkgaWork(train_[order[pos]]));
+        const std::vector<int> gradientOwner = shareOut(gradientWork);
         std::string shares;
-        for (auto& [pos, acts] : actions) {
+        for (size_t pos = first; pos < last; ++pos) {
+            if (gradientOwner[pos - first] != me) continue;
             const PolicyGraph& g = train_[order[pos]];
+            std::vector<PolicyAction>& acts = actionsOf(pos);
             std::vector<PolicySample> samples;
             for (size_t k = 0; k < acts.size(); ++k) samples.push_back({&g.features, std::move(acts[k]), advantages[pos][k]});
             const GradientShare share = model_.gradientShare(samples, batchSamples, o_.hyper);
@@ -269,7 +298,7 @@ EpochReport PolicyTrainer::runEpoch(const CancellationToken* cancel) {
         std::vector<double> total(P, 0.0);
         double batchEntropy = 0;
         for (size_t pos = first; pos < last; ++pos) {  // in the batch's order, whoever computed it
-            const int r = owner[pos - first];
+            const int r = gradientOwner[pos - first];
             const std::vector<double> stats = readDoubles(all[size_t(r)], offset[size_t(r)], 2);
             const std::vector<float> grad = readFloats(all[size_t(r)], offset[size_t(r)], P);
             batchEntropy += stats[1];

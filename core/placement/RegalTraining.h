@@ -17,12 +17,14 @@
 // A checkpoint holds everything needed to go on exactly where it stopped.
 //
 // Data-parallel over ranks (run/Communicator.h): every rank holds the same network and trainer
-// state; each batch's graphs are shared out by size (largest first to the least loaded rank),
-// each rank runs the rollouts of its graphs, the rewards are exchanged, every rank works out the
-// advantages in the batch's order (the baselines and the running RMS are sequential), each rank
-// computes the gradient share of its graphs (PolicyModel::gradientShare), the shares are exchanged
-// and added up in the batch's order, and every rank takes the same Adam step. Nothing depends on
-// which rank did what, so any number of ranks gives the weights of one process bit for bit.
+// state; each batch's BRKGA runs (every sample of every graph, and the uniform runs not cached
+// yet) are shared out by size (largest first to the least loaded rank), each rank runs its share,
+// the costs are exchanged, every rank works out the rewards and advantages in the batch's order
+// (the baselines and the running RMS are sequential), each rank computes the gradient shares of
+// its graphs (PolicyModel::gradientShare; actions are redrawn from the graph's own stream where
+// needed), the shares are exchanged and added up in the batch's order, and every rank takes the
+// same Adam step. Nothing depends on which rank did what, so any number of ranks gives the
+// weights of one process bit for bit.
 // Validation graphs are shared out the same way. After every epoch the ranks compare a checksum
 // of the weights and the optimizer state; a mismatch throws DistributedError.
 #pragma once
