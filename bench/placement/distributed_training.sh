@@ -3,7 +3,10 @@
 # loopback, Gloo), every rank on one BRKGA thread, the same global batch, so the weights are the
 # same and only the time differs. Prints a Markdown table: ranks, median epoch seconds, training
 # graphs per second, throughput relative to 1 rank, the CPU seconds of all ranks (whole run: the
-# work is shared, not repeated, when this stays level while the ranks grow).
+# work is shared, not repeated, when this stays level while the ranks grow), and per epoch the CPU
+# seconds along the critical path (each phase's slowest rank, EpochReport::criticalCpuS): the
+# epoch's time if every rank had a core to itself, so its ratio to 1 rank's is the speed-up the
+# code gives when the machine does not hold it back.
 #   bench/placement/distributed_training.sh BUILD_DIR [RANKS...]      (default ranks: 1 2)
 # Environment: EPOCHS (5), BUDGET (1500), SIZES (30,80,160), BATCH (4), SAMPLES (4), MODELS (none:
 # synthetic graphs only; a folder with splits.json adds its train split).
@@ -33,8 +36,8 @@ t0=$(date +%s.%N); "${probe[@]}" >/dev/null; t1=$(date +%s.%N)
 "${probe[@]}" >/dev/null & "${probe[@]}" >/dev/null; wait; t2=$(date +%s.%N)
 python3 -c "import sys; a, b, c = map(float, sys.argv[1:]); print(f'capacity probe: two concurrent single-thread BRKGA processes ran at {2 * (b - a) / (c - b):.2f}x the throughput of one ({b - a:.2f} s alone, {c - b:.2f} s for the pair)')" "$t0" "$t1" "$t2"
 echo
-echo "| ranks | median epoch s | best epoch s | epochs s | graphs / s (median) | throughput vs first row (median, best) | CPU s, all ranks | weights vs first row |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| ranks | median epoch s | best epoch s | epochs s | graphs / s (median) | throughput vs first row (median, best) | CPU s, all ranks | critical-path CPU s / epoch | speed-up with a core per rank | weights vs first row |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 base=
 for n in "${ranks[@]}"; do
   log="$work/ranks$n.log"
@@ -56,17 +59,22 @@ n, events, ckpt, result, base = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[
 a = json.load(open(sys.argv[6]))["parameters"]
 b = json.load(open(sys.argv[7]))["parameters"]
 diff = max(abs(x - y) for k in a for x, y in zip(a[k]["data"], b[k]["data"]))
-times = [e["values"]["epoch_s"] for e in json.load(open(events))["events"]]
+evs = json.load(open(events))["events"]
+times = [e["values"]["epoch_s"] for e in evs]
+critical = statistics.median(e["values"]["epoch_critical_cpu_s"] for e in evs)
 graphs = len(json.load(open(ckpt))["baseline"])
 world = json.load(open(result))["world_size"]
 assert world == int(n), (world, n)
 median, best = statistics.median(times), min(times)
 if base:
     base_median, base_best = base, float(open(sys.argv[8]).read())
+    base_critical = float(open(sys.argv[8].replace(".best", ".critical")).read())
 else:
-    base_median, base_best = median, best
+    base_median, base_best, base_critical = median, best, critical
 print(f"| {n} | {median:.2f} | {best:.2f} | {', '.join(f'{t:.2f}' for t in times)} | {graphs / median:.2f} | "
-      f"{base_median / median:.2f}x, {base_best / best:.2f}x | {sys.argv[9]} | max difference {diff:g} |")
+      f"{base_median / median:.2f}x, {base_best / best:.2f}x | {sys.argv[9]} | {critical:.2f} | {base_critical / critical:.2f}x | "
+      f"max difference {diff:g} |")
+open(sys.argv[2] + ".critical", "w").write(str(critical))
 open(sys.argv[2] + ".median", "w").write(str(median))
 open(sys.argv[2] + ".best", "w").write(str(best))
 PY

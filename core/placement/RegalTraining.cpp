@@ -10,6 +10,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <time.h>
+
 #include "graph/Loaders.h"
 #include "graph/SyntheticGenerator.h"
 #include "placement/PlacementEngines.h"
@@ -21,6 +23,25 @@ namespace {
 
 double secondsSince(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// CPU seconds of this process so far (all its threads: BRKGA's workers too).
+double processCpuS() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+// Every rank appends the CPU seconds of its part of a phase to what it sends; the epoch's CPU
+// grows by all of them, its critical path by the slowest rank's.
+void addPhaseCpu(const std::vector<std::string>& gathered, std::vector<size_t>& offset, EpochReport& rep) {
+    double slowest = 0;
+    for (size_t r = 0; r < gathered.size(); ++r) {
+        const double cpu = readDoubles(gathered[r], offset[r], 1)[0];
+        rep.cpuS += cpu;
+        slowest = std::max(slowest, cpu);
+    }
+    rep.criticalCpuS += slowest;
 }
 
 SearchContext contextFor(const PolicyGraph& g, const DeviceModel& devices, int64_t budget, uint64_t seed, int threads,
@@ -217,6 +238,7 @@ EpochReport PolicyTrainer::runEpoch(const CancellationToken* cancel) {
 
         // This rank's runs: their costs, in the order of `runs`. All samples of a graph share one
         // BRKGA seed, so their rewards differ by the action only.
+        double cpu0 = processCpuS();
         std::vector<double> mine;
         for (size_t i = 0; i < runs.size(); ++i) {
             if (owner[i] != me) continue;
@@ -234,6 +256,7 @@ EpochReport PolicyTrainer::runEpoch(const CancellationToken* cancel) {
                 mine.push_back(runBrkga(g, devices_, biasFromAction(a, g.features.d + 1), o_.budget, seed, o_.threads));
             }
         }
+        mine.push_back(processCpuS() - cpu0);
         std::string packed;
         appendDoubles(packed, mine);
         const std::vector<std::string> gathered = comm_->allGather(packed);
@@ -252,6 +275,7 @@ EpochReport PolicyTrainer::runEpoch(const CancellationToken* cancel) {
             else
                 costs[runs[i].pos].push_back(c);
         }
+        addPhaseCpu(gathered, offset, rep);
         std::map<size_t, std::vector<double>> advantages;  // pos -> per sample
         for (size_t pos = first; pos < last; ++pos) {
             const PolicyGraph& g = train_[order[pos]];
@@ -282,6 +306,7 @@ EpochReport PolicyTrainer::runEpoch(const CancellationToken* cancel) {
         std::vector<double> gradientWork;
         for (size_t pos = first; pos < last; ++pos) gradientWork.push_back(brkgaWork(train_[order[pos]]));
         const std::vector<int> gradientOwner = shareOut(gradientWork);
+        cpu0 = processCpuS();
         std::string shares;
         for (size_t pos = first; pos < last; ++pos) {
             if (gradientOwner[pos - first] != me) continue;
@@ -293,6 +318,7 @@ EpochReport PolicyTrainer::runEpoch(const CancellationToken* cancel) {
             appendDoubles(shares, {share.loss, share.entropySum});
             appendFloats(shares, share.gradient);
         }
+        appendDoubles(shares, {processCpuS() - cpu0});
         const std::vector<std::string> all = comm_->allGather(shares);
         std::fill(offset.begin(), offset.end(), size_t(0));
         std::vector<double> total(P, 0.0);
@@ -304,6 +330,7 @@ EpochReport PolicyTrainer::runEpoch(const CancellationToken* cancel) {
             batchEntropy += stats[1];
             for (size_t i = 0; i < P; ++i) total[i] += double(grad[i]);
         }
+        addPhaseCpu(all, offset, rep);
         model_.applyGradient(std::vector<float>(total.begin(), total.end()), o_.hyper);
         entropySum += batchEntropy / double(batchSamples);
         ++updates;
@@ -316,6 +343,7 @@ EpochReport PolicyTrainer::runEpoch(const CancellationToken* cancel) {
         std::vector<double> work;
         for (const PolicyGraph& g : validation_) work.push_back(brkgaWork(g) * (cached(g, 1) ? 1 : 2));
         const std::vector<int> owner = shareOut(work);
+        const double cpu0 = processCpuS();
         std::string mine;
         for (size_t i = 0; i < validation_.size(); ++i) {
             if (owner[i] != me) continue;
@@ -326,6 +354,7 @@ EpochReport PolicyTrainer::runEpoch(const CancellationToken* cancel) {
             const double c = runBrkga(g, devices_, biasFromAction(a, g.features.d + 1), o_.budget, 1, o_.threads);
             appendDoubles(mine, {u, c, double(fresh + o_.budget)});
         }
+        appendDoubles(mine, {processCpuS() - cpu0});
         const std::vector<std::string> results = comm_->allGather(mine);
         std::vector<size_t> offset(results.size(), 0);
         int wins = 0;
@@ -339,6 +368,7 @@ EpochReport PolicyTrainer::runEpoch(const CancellationToken* cancel) {
             if (c < u) ++wins;
             impr += u > 0 ? (u - c) / u : 0;
         }
+        addPhaseCpu(results, offset, rep);
         rep.validationWinRate = double(wins) / double(validation_.size());
         rep.validationMeanImprovement = impr / double(validation_.size());
     }

@@ -97,6 +97,11 @@ struct EpochReport {
     double entropy = 0;
     double seconds = 0;
     int64_t evaluations = 0;  // BRKGA evaluations in this epoch (uniform cache included)
+    // CPU seconds of the epoch's rollouts, gradients and validation on all ranks, and the same
+    // along the critical path (per phase the slowest rank's): the epoch's time if every rank had a
+    // core of its own. Their ratio is what more ranks can gain; the wall clock also says what the
+    // machine gave.
+    double cpuS = 0, criticalCpuS = 0;
     bool cancelled = false;   // stopped part-way: the trainer's state is not a whole epoch's
 };
 

@@ -232,7 +232,9 @@ TrainingResult TrainingRun::run(const RunReporter& reporter, const CancellationT
                      {"validation_win_rate", rep.validationWinRate},
                      {"validation_mean_improvement", rep.validationMeanImprovement},
                      {"entropy", rep.entropy},
-                     {"epoch_s", rep.seconds}};
+                     {"epoch_s", rep.seconds},
+                     {"epoch_cpu_s", rep.cpuS},
+                     {"epoch_critical_cpu_s", rep.criticalCpuS}};
         reporter.report(ev);
         reporter.commit();  // the epoch is in the store before the next one starts
     }

@@ -9,7 +9,8 @@
 // Progress events: step = epoch, evaluations = BRKGA evaluations so far, bestCost = the best
 // validation relative cost so far (mean over validation graphs of REGAL / uniform BRKGA cost;
 // lower is better, 1 = no gain), values = {mean_reward, validation_win_rate,
-// validation_mean_improvement, entropy, epoch_s}.
+// validation_mean_improvement, entropy, epoch_s, epoch_cpu_s, epoch_critical_cpu_s} (the last two:
+// EpochReport::cpuS and criticalCpuS).
 //
 // Cancellation is checked before every training graph. A cancelled epoch is dropped: the
 // checkpoint on disk stays the one of the last whole epoch (resume goes on from there) and no
