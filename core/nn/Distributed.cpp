@@ -291,9 +291,14 @@ public:
 
     ~GlooCommunicator() override {
         if (broken_) {
-            // A collective may still be stuck in Gloo's worker thread, and the process group's
-            // destructor would wait for it until the timeout: leave it to the process's end.
-            (void)pg_.release();
+            // A collective may still be stuck in Gloo's worker thread (a rank that hangs), and the
+            // process group's destructor would wait for it until Gloo's timeout: it is kept, still
+            // reachable, until the process ends.
+            // (Never destroyed: a static vector's destructor would wait at exit instead.)
+            static std::mutex m;
+            static auto* abandoned = new std::vector<c10::intrusive_ptr<c10d::ProcessGroupGloo>>();
+            std::lock_guard<std::mutex> l(m);
+            abandoned->push_back(std::move(pg_));
         }
     }
 
