@@ -204,15 +204,23 @@ int cmdTrainPolicy(const ArgList& argv) {
 
     const bool json = args.has("json");
 
-    std::unique_ptr<regal::TrainingRun> run;
+    // Bad options are refused before joining (a rank that leaves early would keep the others
+    // waiting). Only rank 0 reads the checkpoint to resume from, so only rank 0 needs it here.
     try {
-        run = std::make_unique<regal::TrainingRun>(spec, cmd.str());  // refuses bad options before joining
+        RunSpec check = spec;
+        if (distributedConfigFrom(args).rank != 0) check.params.erase("resume");
+        regal::TrainingRun validate(check, cmd.str());
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     }
     const std::unique_ptr<Communicator> comm = joinRanks(args);
     const bool lead = comm->rank() == 0;
-    if (comm->distributed()) run = std::make_unique<regal::TrainingRun>(spec, cmd.str(), comm.get());
+    std::unique_ptr<regal::TrainingRun> run;
+    try {
+        run = std::make_unique<regal::TrainingRun>(spec, cmd.str(), comm.get());
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+    }
     run->setLog([lead](const std::string& line) {
         if (lead) std::cerr << "train-policy: " << line << "\n";
     });

@@ -11,16 +11,23 @@ std::vector<OptionSpec> distributedOptions() {
             {"dist-timeout", "S", "120", "seconds to wait for the other ranks, at the start and at every exchange"}};
 }
 
-std::unique_ptr<Communicator> joinRanks(const Args& args) {
+DistributedConfig distributedConfigFrom(const Args& args) {
     try {
         std::optional<int> world, rank;
         std::optional<std::string> master;
-        std::optional<double> timeout;
         if (args.has("world-size")) world = int(args.getInt("world-size", 1, 4096));
         if (args.has("rank")) rank = int(args.getInt("rank", 0, 4095));
         if (args.has("master")) master = args.require("master");
-        timeout = args.getDouble("dist-timeout", 0.1, 86400);
-        return nn::connectRanks(resolveDistributedConfig(world, rank, master, timeout));
+        return resolveDistributedConfig(world, rank, master, args.getDouble("dist-timeout", 0.1, 86400));
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+    }
+}
+
+std::unique_ptr<Communicator> joinRanks(const Args& args) {
+    const DistributedConfig config = distributedConfigFrom(args);
+    try {
+        return nn::connectRanks(config);
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     }

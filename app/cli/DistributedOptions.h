@@ -14,6 +14,8 @@
 namespace graphopt::cli {
 
 std::vector<OptionSpec> distributedOptions();
+// Where this process stands (flags over the environment), without joining: UsageError when bad.
+DistributedConfig distributedConfigFrom(const Args& args);
 // Joins the ranks (a LocalCommunicator for one process). Bad values, an unresolvable master, a
 // port in use or ranks that do not all arrive: UsageError (exit 2), one line.
 std::unique_ptr<Communicator> joinRanks(const Args& args);
