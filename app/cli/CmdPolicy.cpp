@@ -321,6 +321,7 @@ int cmdEvalPolicy(const ArgList& argv) {
     const std::string policy =
         args.has("policy") ? args.require("policy") : regal::findDefaultPolicy(objectiveName, devices.name);
     regal::PolicyFile meta;
+    nn::setBlasThreads(1);  // as train-policy: OpenBLAS's spinning threads would take BRKGA's cores
     auto model = regal::loadPolicyModel(policy, &meta);
     if (meta.config.devices != devices.deviceCount())
         throw UsageError(policy + ": the policy is for " + std::to_string(meta.config.devices) + " devices, " + devices.name +

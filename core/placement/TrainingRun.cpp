@@ -194,6 +194,7 @@ TrainingResult TrainingRun::run(const RunReporter& reporter, const CancellationT
     config.devices = devices.deviceCount();
     const PlacementObjective objective = objectiveFromName(o.objective);
     nn::setTorchThreads(1);
+    nn::setBlasThreads(1);  // OpenBLAS's spinning threads would take the core BRKGA or another rank needs
     auto model = makePolicyModel(config, o.seed);
     log("preparing training graphs");
     auto train = buildTrainingSet(s.set, devices, objective);
