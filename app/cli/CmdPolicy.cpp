@@ -166,8 +166,9 @@ CommandSpec trainPolicyCommand() {
     spec.details = "Ctrl-C stops after the current training graph (with several ranks: after the current batch, on every "
                    "rank); the last epoch's checkpoint stays, and --resume goes on from it, with any number of ranks. "
                    "With several ranks (WORLD_SIZE, RANK, MASTER_ADDR, MASTER_PORT or --world-size, --rank, --master) "
-                   "each batch's graphs are shared out among them and the gradients added up, so the weights are those "
-                   "of one process; rank 0 writes the checkpoints and the policy and records the run.";
+                   "each batch's BRKGA runs are shared out among them and the per-graph gradients added up in order, so "
+                   "the weights are those of one process; rank 0 writes the checkpoints and the policy and records the "
+                   "run (with world_size).";
     return spec;
 }
 
