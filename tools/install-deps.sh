@@ -9,6 +9,7 @@ packages=(
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev libegl-dev libxkbcommon-dev libvulkan-dev
   libgraphviz-dev
   libtorch-dev
+  libgloo-dev  # the headers of Gloo, which c10d's ProcessGroupGloo.hpp includes (nn/Distributed.cpp); libtorch links the library
   libopenblas0-pthread  # libtorch's mm goes to the BLAS the alternatives system picks: OpenBLAS, not the reference one
   libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev

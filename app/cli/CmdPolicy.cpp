@@ -14,6 +14,7 @@
 
 #include "Args.h"
 #include "Commands.h"
+#include "DistributedOptions.h"
 #include "Interrupt.h"
 #include "ModelOptions.h"
 #include "StoreOptions.h"
@@ -81,6 +82,45 @@ std::vector<regal::PolicyGraph> loadGraphs(const std::vector<std::string>& files
 }
 
 
+// A graph's evaluation as it travels between ranks: every number exactly (JSON keeps doubles
+// round-trip exact).
+nlohmann::json evaluationToJson(const regal::GraphEvaluation& e) {
+    return {{"name", e.name},       {"nodes", e.nodes},         {"uniform", e.uniform},         {"regal", e.regal},
+            {"tuned", e.tuned},     {"baselines", e.baselines}, {"uniform_s", e.uniformS},      {"regal_s", e.regalS},
+            {"inference_s", e.inferenceS}, {"tuned_s", e.tunedS}};
+}
+
+regal::GraphEvaluation evaluationFromJson(const nlohmann::json& j) {
+    regal::GraphEvaluation e;
+    e.name = j.at("name").get<std::string>();
+    e.nodes = j.at("nodes").get<int>();
+    e.uniform = j.at("uniform").get<std::vector<double>>();
+    e.regal = j.at("regal").get<std::vector<double>>();
+    e.tuned = j.at("tuned").get<std::vector<double>>();
+    e.baselines = j.at("baselines").get<std::map<std::string, double>>();
+    e.uniformS = j.at("uniform_s").get<double>();
+    e.regalS = j.at("regal_s").get<double>();
+    e.inferenceS = j.at("inference_s").get<double>();
+    e.tunedS = j.at("tuned_s").get<double>();
+    return e;
+}
+
+// Which rank evaluates each graph: largest first, to the rank with the fewest nodes so far.
+std::vector<int> shareOutBySize(const std::vector<regal::PolicyGraph>& graphs, int ranks) {
+    std::vector<size_t> bySize(graphs.size());
+    for (size_t i = 0; i < bySize.size(); ++i) bySize[i] = i;
+    std::stable_sort(bySize.begin(), bySize.end(),
+                     [&](size_t a, size_t b) { return graphs[a].features.n > graphs[b].features.n; });
+    std::vector<int64_t> load(size_t(ranks), 0);
+    std::vector<int> owner(graphs.size(), 0);
+    for (size_t i : bySize) {
+        const int r = int(std::min_element(load.begin(), load.end()) - load.begin());
+        owner[i] = r;
+        load[size_t(r)] += graphs[i].features.n;
+    }
+    return owner;
+}
+
 }  // namespace
 
 CommandSpec trainPolicyCommand() {
@@ -128,11 +168,18 @@ CommandSpec trainPolicyCommand() {
          {"resume", "CHECKPOINT", "", "go on from this checkpoint (same options)"},
          modelShapeOptions("ONNX models of the train split")[0],
          modelShapeOptions("ONNX models of the train split")[1],
+         {"json", "", "", "print the result as JSON (world_size included) instead of the policy's path"},
          noStoreOption(),
          dbOption()},
-        {"graphopt train-policy --objective runtime --epochs 40 --budget 2000 --out my-policy.json"}};
-    spec.details = "Ctrl-C stops after the current training graph; the last epoch's checkpoint stays, and --resume goes "
-                   "on from it.";
+        {"graphopt train-policy --objective runtime --epochs 40 --budget 2000 --out my-policy.json",
+         "tools/launch-local.sh 2 graphopt train-policy --objective runtime --epochs 40 --threads 1 --out my-policy.json"}};
+    for (OptionSpec& o : distributedOptions()) spec.options.push_back(std::move(o));
+    spec.details = "Ctrl-C stops after the current training graph (with several ranks: after the current batch, on every "
+                   "rank); the last epoch's checkpoint stays, and --resume goes on from it, with any number of ranks. "
+                   "With several ranks (WORLD_SIZE, RANK, MASTER_ADDR, MASTER_PORT or --world-size, --rank, --master) "
+                   "each batch's BRKGA runs are shared out among them and the per-graph gradients added up in order, so "
+                   "the weights are those of one process; rank 0 writes the checkpoints and the policy and records the "
+                   "run (with world_size).";
     return spec;
 }
 
@@ -176,29 +223,58 @@ int cmdTrainPolicy(const ArgList& argv) {
     cmd << "graphopt train-policy";
     for (const auto& a : argv) cmd << " " << a;
 
-    std::unique_ptr<regal::TrainingRun> run;
+    const bool json = args.has("json");
+
+    // Bad options are refused before joining (a rank that leaves early would keep the others
+    // waiting). Only rank 0 reads the checkpoint to resume from, so only rank 0 needs it here.
     try {
-        run = std::make_unique<regal::TrainingRun>(spec, cmd.str());
+        RunSpec check = spec;
+        if (distributedConfigFrom(args).rank != 0) check.params.erase("resume");
+        regal::TrainingRun validate(check, cmd.str());
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     }
-    run->setLog([](const std::string& line) { std::cerr << "train-policy: " << line << "\n"; });
+    const std::unique_ptr<Communicator> comm = joinRanks(args);
+    const bool lead = comm->rank() == 0;
+    std::unique_ptr<regal::TrainingRun> run;
+    try {
+        run = std::make_unique<regal::TrainingRun>(spec, cmd.str(), comm.get());
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+    }
+    run->setLog([lead](const std::string& line) {
+        if (lead) std::cerr << "train-policy: " << line << "\n";
+    });
     const int epochs = p["epochs"].get<int>();
     RunReporter reporter;
-    reporter.progress = [epochs](const ProgressEvent& e) {
-        std::fprintf(stderr,
-                     "epoch %lld/%d  mean reward %+.4f  validation win rate %.2f  mean improvement %+.2f%%  entropy %.3f  "
-                     "%.1f s (total %.0f s)\n",
-                     static_cast<long long>(e.step), epochs, e.values.value("mean_reward", 0.0),
-                     e.values.value("validation_win_rate", 0.0), 100 * e.values.value("validation_mean_improvement", 0.0),
-                     e.values.value("entropy", 0.0), e.values.value("epoch_s", 0.0), e.elapsedS);
-    };
+    if (lead)
+        reporter.progress = [epochs](const ProgressEvent& e) {
+            std::fprintf(stderr,
+                         "epoch %lld/%d  mean reward %+.4f  validation win rate %.2f  mean improvement %+.2f%%  entropy %.3f  "
+                         "%.1f s (total %.0f s)\n",
+                         static_cast<long long>(e.step), epochs, e.values.value("mean_reward", 0.0),
+                         e.values.value("validation_win_rate", 0.0), 100 * e.values.value("validation_mean_improvement", 0.0),
+                         e.values.value("entropy", 0.0), e.values.value("epoch_s", 0.0), e.elapsedS);
+        };
     nn::setTorchThreads(1);
-    RecordedRun recorded(*run, recordingPathFrom(args));
+    RecordedRun recorded(*run, lead ? recordingPathFrom(args) : std::string());
     InterruptScope interrupt;
     // A checkpoint that does not fit (other options, corrupt) is an std::invalid_argument: exit 2.
-    const regal::TrainingResult res =
-        runOrFail([&] { return recorded.executeAs<regal::TrainingResult>(reporter, interrupt.token()); });
+    // A rank that fails tells the others why; a rank that another one's failure stops says so.
+    const std::string checkpoint = p.value("checkpoint", p["out"].get<std::string>() + ".ckpt");
+    const regal::TrainingResult res = runOrFail([&] {
+        try {
+            return recorded.executeAs<regal::TrainingResult>(reporter, interrupt.token());
+        } catch (const DistributedError& e) {
+            throw RunFailure("rank " + std::to_string(comm->rank()) + " of " + std::to_string(comm->worldSize()) +
+                             " stops: " + e.what() +
+                             (lead && std::filesystem::exists(checkpoint) ? "; the last whole epoch is in " + checkpoint : ""));
+        } catch (const std::exception& e) {
+            comm->reportFailure(e.what());
+            throw;
+        }
+    });
+    if (!lead) return res.status() == RunStatus::Cancelled ? kExitInterrupted : 0;
     if (res.status() == RunStatus::Cancelled) {
         std::cerr << "train-policy: interrupted after " << res.epochsDone << " epochs; "
                   << (res.checkpointPath.empty() ? std::string("no checkpoint yet")
@@ -207,13 +283,16 @@ int cmdTrainPolicy(const ArgList& argv) {
         return kExitInterrupted;
     }
     std::cerr << "train-policy: wrote " << res.policyPath << " (" << std::fixed << std::setprecision(0) << res.wallS
-              << " s)\n";
-    std::cout << res.policyPath << "\n";
+              << " s, world size " << res.worldSize << ")\n";
+    if (json)
+        std::cout << res.toJson().dump(2) << "\n";
+    else
+        std::cout << res.policyPath << "\n";
     return 0;
 }
 
 CommandSpec evalPolicyCommand() {
-    return {"eval-policy",
+    CommandSpec spec{"eval-policy",
             "",
             "Evaluates a REGAL policy against uniform BRKGA (and tuned BRKGA and baselines) on test graphs",
             {{"objective", "O", "runtime", "the objective the policy was trained for", {"runtime", "memory"}},
@@ -234,9 +313,15 @@ CommandSpec evalPolicyCommand() {
                                          "single solutions (a fair comparison where those baselines are strong)"},
              modelShapeOptions("ONNX graphs (test and --tune-on)")[0],
              modelShapeOptions("ONNX graphs (test and --tune-on)")[1],
-             {"json", "", "", "print JSON instead of a table"}},
+             {"json", "", "", "print JSON instead of a table (with world_size, and the rank that evaluated each graph)"}},
             {"graphopt eval-policy --objective runtime --test resources/models --budget 5000 --seeds 3 --baselines "
-             "heft,xla-best,single,local"}};
+             "heft,xla-best,single,local",
+             "tools/launch-local.sh 2 graphopt eval-policy --objective runtime --test resources/models --threads 1"}};
+    for (OptionSpec& o : distributedOptions()) spec.options.push_back(std::move(o));
+    spec.details = "With several ranks (WORLD_SIZE, RANK, MASTER_ADDR, MASTER_PORT or --world-size, --rank, --master) the "
+                   "graphs are shared out among them (largest first) and rank 0 prints the results, the same as one "
+                   "process's.";
+    return spec;
 }
 
 int cmdEvalPolicy(const ArgList& argv) {
@@ -263,6 +348,7 @@ int cmdEvalPolicy(const ArgList& argv) {
     const std::string policy =
         args.has("policy") ? args.require("policy") : regal::findDefaultPolicy(objectiveName, devices.name);
     regal::PolicyFile meta;
+    nn::setBlasThreads(1);  // as train-policy: OpenBLAS's spinning threads would take BRKGA's cores
     auto model = regal::loadPolicyModel(policy, &meta);
     if (meta.config.devices != devices.deviceCount())
         throw UsageError(policy + ": the policy is for " + std::to_string(meta.config.devices) + " devices, " + devices.name +
@@ -270,24 +356,68 @@ int cmdEvalPolicy(const ArgList& argv) {
     const auto files = graphFiles(testSpec, "test");
     const auto graphs = loadGraphs(files, devices, objective, inputs);
     const bool json = args.has("json");
+    const std::unique_ptr<Communicator> comm = joinRanks(args);
+    const bool lead = comm->rank() == 0;
 
-    if (args.has("tune-grid")) {
-        const auto tuneFiles = graphFiles(args.get("tune-on").value_or(modelsDir()), "train");
-        const auto tuneGraphs = loadGraphs(tuneFiles, devices, objective, inputs);
-        std::cerr << "eval-policy: grid search for BRKGA on " << tuneGraphs.size() << " training graphs\n";
-        o.tunedParams = regal::tuneBrkgaGrid(tuneGraphs, devices, o.budget, 1, o.threads,
-                                             [](const std::string& line) { std::cerr << "  " << line << "\n"; });
-        std::cerr << "eval-policy: tuned BRKGA " << o.tunedParams.dump() << "\n";
+    try {
+        if (args.has("tune-grid")) {
+            // Rank 0 searches; the others take its answer.
+            std::string tuned;
+            if (lead) {
+                const auto tuneFiles = graphFiles(args.get("tune-on").value_or(modelsDir()), "train");
+                const auto tuneGraphs = loadGraphs(tuneFiles, devices, objective, inputs);
+                std::cerr << "eval-policy: grid search for BRKGA on " << tuneGraphs.size() << " training graphs\n";
+                o.tunedParams = regal::tuneBrkgaGrid(tuneGraphs, devices, o.budget, 1, o.threads,
+                                                     [](const std::string& line) { std::cerr << "  " << line << "\n"; });
+                std::cerr << "eval-policy: tuned BRKGA " << o.tunedParams.dump() << "\n";
+                tuned = o.tunedParams.dump();
+            }
+            comm->broadcast(tuned, 0);
+            o.tunedParams = nlohmann::json::parse(tuned);
+        }
+    } catch (const DistributedError& e) {
+        throw RunFailure("rank " + std::to_string(comm->rank()) + " stops: " + e.what());
+    } catch (const std::exception& e) {
+        comm->reportFailure(e.what());
+        throw;
     }
 
-    std::vector<regal::GraphEvaluation> evals;
+    std::vector<regal::GraphEvaluation> evals(graphs.size());
+    std::vector<int> owner(graphs.size(), 0);
+    if (comm->distributed()) {
+        owner = shareOutBySize(graphs, comm->worldSize());
+        std::string mine;
+        try {
+            nlohmann::json done = nlohmann::json::array();
+            for (size_t i = 0; i < graphs.size(); ++i)
+                if (owner[i] == comm->rank()) done.push_back(evaluationToJson(regal::evaluatePolicy(*model, graphs[i], devices, o)));
+            mine = done.dump();
+        } catch (const std::exception& e) {
+            comm->reportFailure(e.what());
+            throw;
+        }
+        std::vector<std::string> all;
+        try {
+            all = comm->allGather(mine);
+        } catch (const DistributedError& e) {
+            throw RunFailure("rank " + std::to_string(comm->rank()) + " stops: " + e.what());
+        }
+        if (!lead) return 0;
+        std::vector<size_t> next(all.size(), 0);
+        std::vector<nlohmann::json> parsed;
+        for (const auto& a : all) parsed.push_back(nlohmann::json::parse(a));
+        for (size_t i = 0; i < graphs.size(); ++i) {
+            const size_t r = size_t(owner[i]);
+            evals[i] = evaluationFromJson(parsed[r].at(next[r]++));
+        }
+    }
     if (!json)
         std::cout << std::left << std::setw(24) << "graph" << std::right << std::setw(6) << "nodes" << std::setw(14) << "uniform"
                   << std::setw(14) << "regal" << std::setw(9) << "impr%" << std::setw(8) << "wins" << std::setw(10)
                   << "uniform s" << std::setw(10) << "regal s" << "\n";
-    for (const auto& g : graphs) {
-        evals.push_back(regal::evaluatePolicy(*model, g, devices, o));
-        const auto& e = evals.back();
+    for (size_t i = 0; i < graphs.size(); ++i) {
+        if (!comm->distributed()) evals[i] = regal::evaluatePolicy(*model, graphs[i], devices, o);
+        const auto& e = evals[i];
         if (json) continue;
         double u = 0, r = 0, impr = 0;
         int wins = 0;
@@ -307,13 +437,15 @@ int cmdEvalPolicy(const ArgList& argv) {
     nlohmann::json summary = regal::summarizeEvaluations(evals);
     if (!o.tunedParams.is_null()) summary["tuned_params"] = o.tunedParams;
     if (json) {
-        nlohmann::json j = {{"objective", objectiveName}, {"devices", devices.name}, {"policy", policy},
-                            {"budget", o.budget},         {"seeds", o.seeds},        {"graphs", nlohmann::json::array()},
-                            {"seed_heuristics", o.seedHeuristics}, {"summary", summary}};
+        nlohmann::json j = {{"world_size", comm->worldSize()}, {"objective", objectiveName}, {"devices", devices.name},
+                            {"policy", policy},                  {"budget", o.budget},       {"seeds", o.seeds},
+                            {"graphs", nlohmann::json::array()}, {"seed_heuristics", o.seedHeuristics},
+                            {"summary", summary}};
         if (inputs.batch > 0) j["batch"] = inputs.batch;
         if (!inputs.inputShapes.empty()) j["input_shapes"] = inputs.inputShapes;
         for (size_t i = 0; i < evals.size(); ++i) {
             nlohmann::json g = evals[i].toJson();
+            g["rank"] = owner[i];
             const auto& meta = graphs[i].graph->metadata;
             if (auto it = meta.find("onnx.input_dims"); it != meta.end()) g["input_dims"] = it->second;
             j["graphs"].push_back(std::move(g));

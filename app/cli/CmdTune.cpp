@@ -12,11 +12,13 @@
 
 #include "Args.h"
 #include "Commands.h"
+#include "DistributedOptions.h"
 #include "Interrupt.h"
 #include "ModelOptions.h"
 #include "StoreOptions.h"
 #include "graph/Loaders.h"
 #include "run/RecordedRun.h"
+#include "tuning/DistributedMeasurer.h"
 #include "tuning/HalideMeasurer.h"
 #include "tuning/LibtorchReference.h"
 #include "tuning/PeakFlops.h"
@@ -50,12 +52,20 @@ CommandSpec tuneCommand() {
          {"peak", "", "", "also measure and print the machine's FMA peak"},
          {"quiet", "", "", "no progress on stderr"},
          {"json", "", "", "print the results as JSON"},
+         {"distributed", "", "", "spread each batch's measurements over the ranks (rank 0 tunes and records; the "
+                                 "others measure), see --world-size"},
          noStoreOption(),
          dbOption()},
         {"graphopt tune resources/models/resnet18.onnx --task 1 --tuner release --measurer halide --trials 48",
          "graphopt tune resources/models/resnet18.onnx --all --tuner autotvm --measurer sim --trials 128",
-         "graphopt tune resources/models/transformer_encoder.onnx --task 0 --batch 32 --measurer sim --trials 64"}};
-    spec.details = "tuners (--tuner-params keys below each):\n";
+         "graphopt tune resources/models/transformer_encoder.onnx --task 0 --batch 32 --measurer sim --trials 64",
+         "tools/launch-local.sh 2 graphopt tune resources/models/resnet18.onnx --task 1 --distributed --trials 48"}};
+    for (OptionSpec& o : distributedOptions()) spec.options.push_back(std::move(o));
+    spec.details = "With --distributed every rank runs the same command (WORLD_SIZE, RANK, MASTER_ADDR, MASTER_PORT or "
+                   "--world-size, --rank, --master): rank 0 runs the tuner, sends configuration i of each batch to rank "
+                   "i % N and measures its own share; a rank that dies or does not answer within --dist-timeout costs "
+                   "its measurements (stored as failures naming it), and rank 0 measures the rest itself.\n";
+    spec.details += "tuners (--tuner-params keys below each):\n";
     for (const auto& d : tunerDescriptions()) {
         spec.details += "  " + d.name + ": " + d.summary + "\n";
         spec.details += describeParams(d.params, "      ");
@@ -121,6 +131,22 @@ int cmdTune(const ArgList& argv) {
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     }
+    std::unique_ptr<Communicator> comm;
+    std::unique_ptr<DistributedMeasurer> spread;
+    if (args.has("distributed")) {
+        comm = joinRanks(args);
+        if (comm->rank() != 0) {
+            try {
+                const int64_t n = serveMeasurements(*comm, *measurer);
+                if (!args.has("quiet")) std::cerr << "tune: rank " << comm->rank() << " measured " << n << " configurations\n";
+                return 0;
+            } catch (const DistributedError& e) {
+                throw RunFailure("rank " + std::to_string(comm->rank()) + " stops: " + e.what());
+            }
+        }
+        spread = std::make_unique<DistributedMeasurer>(*comm, *measurer);
+    }
+    Measurer* const measuring = spread ? static_cast<Measurer*>(spread.get()) : measurer.get();
 
     // Real measurements are compared with libtorch's own kernels on the same shapes, on one thread
     // and on all cores, the faster counting (the tuned kernels choose too, with their `parallel`
@@ -171,7 +197,7 @@ int cmdTune(const ArgList& argv) {
     for (size_t idx : chosen) {
         const TuningTask& task = tasks[idx];
         const KnobSpace space = templateSpace(task);
-        TuningRun run(g, specFor(idx), path, measurer.get());
+        TuningRun run(g, specFor(idx), path, measuring);
         if (!quiet) std::cerr << sim << "task " << idx << ": " << task.describe() << " (" << space.size() << " configs)\n";
         // One stored run per task: measurements and progress stream to the store as they come.
         RecordedRun recorded(run, dbPath);
@@ -248,6 +274,14 @@ int cmdTune(const ArgList& argv) {
         }
     }
     const int status = interrupt.interrupted() ? kExitInterrupted : 0;
+    if (spread) {
+        spread->finish();
+        out["world_size"] = comm->worldSize();
+        if (!spread->lostRanks().empty()) {
+            out["lost_ranks"] = spread->lostRanks();
+            if (!quiet) std::cerr << "tune: measured alone after losing the other ranks: " << spread->lostRanks() << "\n";
+        }
+    }
     out["estimated_total_latency_s"] = allTuned ? nlohmann::json(totalS) : nlohmann::json(nullptr);
     // libtorch's time for the same operators (halide measurer only) and the ratio tuned / libtorch.
     const bool compared = allTuned && allReferenced && libtorchS > 0;

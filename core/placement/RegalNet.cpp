@@ -79,13 +79,23 @@ public:
     }
 
     UpdateStats reinforce(const std::vector<PolicySample>& batch, const TrainHyper& h) override {
-        UpdateStats st;
-        if (batch.empty()) return st;
+        if (batch.empty()) return {};
+        const GradientShare share = gradientShare(batch, int(batch.size()), h);
+        UpdateStats st = applyGradient(share.gradient, h);
+        st.loss = share.loss;
+        st.entropy = share.entropySum / double(batch.size());
+        return st;
+    }
+
+    GradientShare gradientShare(const std::vector<PolicySample>& samples, int batchSamples, const TrainHyper& h) override {
+        GradientShare share;
+        share.gradient.assign(parameterCount(), 0.0f);
+        if (samples.empty()) return share;
+        if (batchSamples < int(samples.size())) throw std::invalid_argument("gradientShare: more samples than the batch has");
         for (auto& p : params_)
             if (p.second.grad().defined()) p.second.grad().zero_();
         torch::Tensor total = torch::zeros({});
-        double entropySum = 0;
-        for (const PolicySample& s : batch) {
+        for (const PolicySample& s : samples) {
             check(*s.features);
             const int n = s.features->n, K = config_.devices + 1;
             if (int(s.action.beta.size()) != n * K || int(s.action.cross.size()) != n)
@@ -97,21 +107,43 @@ public:
             auto logp = blog.gather(2, bIdx).sum() + clog.gather(1, cIdx).sum();
             auto entropy = -(blog.exp() * blog).sum(2).mean() - (clog.exp() * clog).sum(1).mean();
             auto loss = -(s.advantage / double(n)) * logp - h.entropyCoef * entropy;
-            total = total + loss / double(batch.size());
-            entropySum += entropy.item<double>();
+            total = total + loss / double(batchSamples);
+            share.entropySum += entropy.item<double>();
         }
         total.backward();
+        share.loss = total.item<double>();
+        size_t at = 0;
+        for (auto& p : params_) {
+            const int64_t k = p.second.numel();
+            if (p.second.grad().defined()) {
+                auto g = p.second.grad().contiguous();
+                std::copy(g.data_ptr<float>(), g.data_ptr<float>() + k, share.gradient.begin() + int64_t(at));
+            }
+            at += size_t(k);
+        }
+        return share;
+    }
+
+    UpdateStats applyGradient(const std::vector<float>& gradient, const TrainHyper& h) override {
+        if (gradient.size() != parameterCount()) throw std::invalid_argument("applyGradient: the gradient does not fit the network");
+        UpdateStats st;
         std::vector<torch::Tensor> ps;
-        for (auto& p : params_) ps.push_back(p.second);
+        size_t at = 0;
+        {
+            torch::NoGradGuard ng;
+            for (auto& p : params_) {
+                const int64_t k = p.second.numel();
+                p.second.mutable_grad() = torch::from_blob(const_cast<float*>(gradient.data()) + at, p.second.sizes(), torch::kFloat32).clone();
+                at += size_t(k);
+                ps.push_back(p.second);
+            }
+        }
         st.gradNorm = torch::nn::utils::clip_grad_norm_(ps, h.clipNorm);
-        st.loss = total.item<double>();
-        st.entropy = entropySum / double(batch.size());
         ++adamStep_;
         torch::NoGradGuard ng;
         const double c1 = 1 - std::pow(kAdamBeta1, double(adamStep_)), c2 = 1 - std::pow(kAdamBeta2, double(adamStep_));
         for (size_t i = 0; i < params_.size(); ++i) {
             auto& p = params_[i].second;
-            if (!p.grad().defined()) continue;
             const auto& g = p.grad();
             adamM_[i].mul_(kAdamBeta1).add_(g, 1 - kAdamBeta1);
             adamV_[i].mul_(kAdamBeta2).addcmul_(g, g, 1 - kAdamBeta2);
@@ -119,6 +151,12 @@ public:
             p.addcdiv_(adamM_[i], denom, -h.learningRate / c1);
         }
         return st;
+    }
+
+    size_t parameterCount() const override {
+        size_t n = 0;
+        for (const auto& p : params_) n += size_t(p.second.numel());
+        return n;
     }
 
     nlohmann::json parameters() const override { return toJson(params_, nullptr); }

@@ -99,6 +99,16 @@ struct UpdateStats {
     double loss = 0, entropy = 0, gradNorm = 0;
 };
 
+// A share of one REINFORCE step: the gradient of the batch loss's terms of some of its samples
+// (each divided by the batch's sample count), flattened in parameter order. Shares computed apart,
+// in other processes too, and added up in a fixed order give the step's gradient exactly as
+// wherever they were computed: this is how training spreads over ranks without changing a bit.
+struct GradientShare {
+    std::vector<float> gradient;
+    double loss = 0;        // the terms' part of the batch loss
+    double entropySum = 0;  // sum over the samples of the policy's mean entropy
+};
+
 // The network behind the policy. Not thread-safe: one caller at a time.
 class PolicyModel {
 public:
@@ -107,7 +117,13 @@ public:
     virtual PolicyOutput predict(const PolicyFeatures& f) = 0;
     // One REINFORCE step with an entropy bonus over the batch (Adam, gradient clipping):
     // loss = mean over samples of -(advantage * log pi(action) / n) - entropyCoef * mean entropy.
+    // The same as gradientShare over the whole batch followed by applyGradient.
     virtual UpdateStats reinforce(const std::vector<PolicySample>& batch, const TrainHyper& h) = 0;
+    virtual GradientShare gradientShare(const std::vector<PolicySample>& samples, int batchSamples, const TrainHyper& h) = 0;
+    // One Adam step with `gradient` (parameterCount() values), clipped to h.clipNorm first.
+    // UpdateStats::loss and entropy are left 0: they belong to the shares.
+    virtual UpdateStats applyGradient(const std::vector<float>& gradient, const TrainHyper& h) = 0;
+    virtual size_t parameterCount() const = 0;
     // {name: {"shape": [...], "data": [...]}}; setParameters throws std::invalid_argument naming
     // the parameter when a name, shape or value does not fit.
     virtual nlohmann::json parameters() const = 0;

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <time.h>
+
 #include "graph/Loaders.h"
 #include "graph/SyntheticGenerator.h"
 #include "placement/PlacementEngines.h"
@@ -23,11 +25,33 @@ double secondsSince(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// CPU seconds of this process so far (all its threads: BRKGA's workers too).
+double processCpuS() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+// Every rank appends the CPU seconds of its part of a phase to what it sends; the epoch's CPU
+// grows by all of them, its critical path by the slowest rank's.
+void addPhaseCpu(const std::vector<std::string>& gathered, std::vector<size_t>& offset, EpochReport& rep) {
+    double slowest = 0;
+    for (size_t r = 0; r < gathered.size(); ++r) {
+        const double cpu = readDoubles(gathered[r], offset[r], 1)[0];
+        rep.cpuS += cpu;
+        slowest = std::max(slowest, cpu);
+    }
+    rep.criticalCpuS += slowest;
+}
+
 SearchContext contextFor(const PolicyGraph& g, const DeviceModel& devices, int64_t budget, uint64_t seed, int threads,
                          const nlohmann::json& params) {
     return SearchContext{*g.graph, devices, g.problem, budget, seed, std::max(1, threads), params, {}, nullptr,
                          std::chrono::steady_clock::now(), {}};
 }
+
+// What one BRKGA run on the graph costs, roughly: a decoding visits every node and edge.
+double brkgaWork(const PolicyGraph& g) { return double(g.features.n + g.features.edgeSrc.size()); }
 
 double costOf(const PolicyGraph& g, const std::vector<double>& keys) {
     ScheduleSimulator sim(g.problem);
@@ -103,9 +127,9 @@ nlohmann::json TrainOptions::toJson() const {
 }
 
 PolicyTrainer::PolicyTrainer(PolicyModel& model, DeviceModel devices, TrainOptions options, std::vector<PolicyGraph> train,
-                             std::vector<PolicyGraph> validation)
+                             std::vector<PolicyGraph> validation, Communicator* comm)
     : model_(model), devices_(std::move(devices)), o_(std::move(options)), train_(std::move(train)),
-      validation_(std::move(validation)) {
+      validation_(std::move(validation)), comm_(comm ? comm : &local_) {
     if (train_.empty()) throw std::invalid_argument("no training graphs");
     if (o_.samples < 1 || o_.batchGraphs < 1 || o_.seedsPerGraph < 1 || o_.budget < 1)
         throw std::invalid_argument("samples, batch graphs, seeds per graph and budget must be >= 1");
@@ -121,81 +145,237 @@ double PolicyTrainer::uniformCost(const PolicyGraph& g, uint64_t seed, int64_t& 
     return c;
 }
 
+std::vector<int> PolicyTrainer::shareOut(const std::vector<double>& work) const {
+    const int ranks = comm_->worldSize();
+    std::vector<int> owner(work.size(), 0);
+    if (ranks == 1) return owner;
+    std::vector<size_t> byWork(work.size());
+    std::iota(byWork.begin(), byWork.end(), size_t(0));
+    std::stable_sort(byWork.begin(), byWork.end(), [&](size_t a, size_t b) { return work[a] > work[b]; });
+    std::vector<double> load(size_t(ranks), 0.0);
+    for (size_t i : byWork) {
+        const int r = int(std::min_element(load.begin(), load.end()) - load.begin());
+        owner[i] = r;
+        load[size_t(r)] += work[i];
+    }
+    return owner;
+}
+
+bool PolicyTrainer::agreeToStop(const CancellationToken* cancel) {
+    const bool mine = cancel && cancel->isCancelled();
+    if (!comm_->distributed()) return mine;
+    for (const std::string& flag : comm_->allGather(mine ? "1" : "0"))
+        if (flag == "1") return true;
+    return false;
+}
+
+std::string PolicyTrainer::weightChecksum() const {
+    std::ostringstream s;
+    s << std::hex << fnv1a(model_.optimizerState().dump(), fnv1a(model_.parameters().dump()));
+    return s.str();
+}
+
+void PolicyTrainer::checkSameWeights(int epoch) {
+    if (!comm_->distributed()) return;
+    const std::vector<std::string> sums = comm_->allGather(weightChecksum());
+    for (size_t r = 1; r < sums.size(); ++r)
+        if (sums[r] != sums[0])
+            throw DistributedError("the ranks' weights differ after epoch " + std::to_string(epoch) + ": rank 0 has checksum " +
+                                       sums[0] + ", rank " + std::to_string(r) + " has " + sums[r],
+                                   int(r));
+}
+
 EpochReport PolicyTrainer::runEpoch(const CancellationToken* cancel) {
     const auto t0 = std::chrono::steady_clock::now();
     EpochReport rep;
     rep.epoch = epochsDone_ + 1;
     const uint64_t e = uint64_t(rep.epoch);
+    const int me = comm_->rank();
     Rng rng = Rng::stream(o_.seed, 0x5EED0000ull + e, 0);
 
     std::vector<int> order(train_.size());
     std::iota(order.begin(), order.end(), 0);
     for (int i = int(order.size()) - 1; i > 0; --i) std::swap(order[i], order[rng.index(i + 1)]);
+    auto seedAt = [&](size_t pos) { return 1 + (e + uint64_t(pos)) % uint64_t(o_.seedsPerGraph); };
+    auto cached = [&](const PolicyGraph& g, uint64_t seed) { return uniformCache_.count(g.name + "#" + std::to_string(seed)) > 0; };
 
-    std::vector<PolicySample> batch;
     double rewardSum = 0, entropySum = 0;
     int rewardCount = 0, updates = 0;
-    for (size_t pos = 0; pos < order.size(); ++pos) {
-        if (cancel && cancel->isCancelled()) {
+    const size_t B = size_t(o_.batchGraphs), S = size_t(o_.samples);
+    for (size_t first = 0; first < order.size(); first += B) {
+        const size_t last = std::min(order.size(), first + B);
+        if (agreeToStop(cancel)) {
             rep.cancelled = true;
             rep.seconds = secondsSince(t0);
             return rep;
         }
-        const PolicyGraph& g = train_[order[pos]];
-        const PolicyOutput probs = model_.predict(g.features);
-        std::vector<double> rewards;
-        std::vector<PolicyAction> actions;
-        // All samples of a graph share one BRKGA seed, so their rewards differ by the action only.
-        const uint64_t seed = 1 + (e + uint64_t(pos)) % uint64_t(o_.seedsPerGraph);
-        const double u = uniformCost(g, seed, rep.evaluations);
-        for (int k = 0; k < o_.samples; ++k) {
-            PolicyAction a = sampleAction(probs, rng);
-            const double c = runBrkga(g, devices_, biasFromAction(a, g.features.d + 1), o_.budget, seed, o_.threads,
-                                      runParams());
+        // The batch's BRKGA runs, shared out one by one (a graph's uniform run when not cached,
+        // and each of its samples): finer than whole graphs, so the ranks finish together.
+        struct Rollout {
+            size_t pos;
+            int sample;  // -1: the uniform run
+        };
+        std::vector<Rollout> runs;
+        std::vector<double> work;
+        for (size_t pos = first; pos < last; ++pos) {
+            const PolicyGraph& g = train_[order[pos]];
+            if (!cached(g, seedAt(pos))) runs.push_back({pos, -1});
+            for (size_t k = 0; k < S; ++k) runs.push_back({pos, int(k)});
+            while (work.size() < runs.size()) work.push_back(brkgaWork(g));
+        }
+        const std::vector<int> owner = shareOut(work);
+
+        // A graph's actions, drawn from its own stream: the same whichever rank draws them.
+        std::map<size_t, std::vector<PolicyAction>> actions;
+        auto actionsOf = [&](size_t pos) -> std::vector<PolicyAction>& {
+            auto it = actions.find(pos);
+            if (it != actions.end()) return it->second;
+            const PolicyGraph& g = train_[order[pos]];
+            const PolicyOutput probs = model_.predict(g.features);
+            Rng actionRng = Rng::stream(o_.seed, 0x5EED0000ull + e, 1 + uint64_t(pos));
+            std::vector<PolicyAction>& a = actions[pos];
+            for (size_t k = 0; k < S; ++k) a.push_back(sampleAction(probs, actionRng));
+            return a;
+        };
+
+        // This rank's runs: their costs, in the order of `runs`. All samples of a graph share one
+        // BRKGA seed, so their rewards differ by the action only.
+        double cpu0 = processCpuS();
+        std::vector<double> mine;
+        for (size_t i = 0; i < runs.size(); ++i) {
+            if (owner[i] != me) continue;
+            if (!comm_->distributed() && cancel && cancel->isCancelled()) {
+                rep.cancelled = true;
+                rep.seconds = secondsSince(t0);
+                return rep;
+            }
+            const PolicyGraph& g = train_[order[runs[i].pos]];
+            const uint64_t seed = seedAt(runs[i].pos);
+            if (runs[i].sample < 0) {
+                mine.push_back(runBrkga(g, devices_, {}, o_.budget, seed, o_.threads, runParams()));
+            } else {
+                const PolicyAction& a = actionsOf(runs[i].pos)[size_t(runs[i].sample)];
+                mine.push_back(runBrkga(g, devices_, biasFromAction(a, g.features.d + 1), o_.budget, seed, o_.threads, runParams()));
+            }
+        }
+        mine.push_back(processCpuS() - cpu0);
+        std::string packed;
+        appendDoubles(packed, mine);
+        const std::vector<std::string> gathered = comm_->allGather(packed);
+
+        // Every rank: the batch's costs in order, then the rewards and advantages exactly as one
+        // process computes them.
+        std::vector<size_t> offset(gathered.size(), 0);
+        std::map<size_t, std::vector<double>> costs;  // pos -> per sample
+        for (size_t i = 0; i < runs.size(); ++i) {
+            const size_t r = size_t(owner[i]);
+            const double c = readDoubles(gathered[r], offset[r], 1)[0];
             rep.evaluations += o_.budget;
-            rewards.push_back(u > 0 ? (u - c) / u : 0.0);
-            actions.push_back(std::move(a));
+            const PolicyGraph& g = train_[order[runs[i].pos]];
+            if (runs[i].sample < 0)
+                uniformCache_[g.name + "#" + std::to_string(seedAt(runs[i].pos))] = c;
+            else
+                costs[runs[i].pos].push_back(c);
         }
-        const double sum = std::accumulate(rewards.begin(), rewards.end(), 0.0);
-        const double mean = sum / double(rewards.size());
-        auto b = baseline_.find(g.name);
-        const double base = b == baseline_.end() ? mean : b->second;
-        for (size_t k = 0; k < rewards.size(); ++k) {
-            // Baseline: the mean reward of the graph's other samples (same graph, same seed), or
-            // with one sample the graph's moving average.
-            const double others = rewards.size() > 1 ? (sum - rewards[k]) / double(rewards.size() - 1) : base;
-            const double adv = rewards[k] - others;
-            advantageMeanSquare_ = advantageMeanSquare_ == 0 ? adv * adv + 1e-8 : 0.95 * advantageMeanSquare_ + 0.05 * adv * adv;
-            batch.push_back({&g.features, std::move(actions[k]), adv / std::max(0.005, std::sqrt(advantageMeanSquare_))});
-            rewardSum += rewards[k];
-            ++rewardCount;
+        addPhaseCpu(gathered, offset, rep);
+        std::map<size_t, std::vector<double>> advantages;  // pos -> per sample
+        for (size_t pos = first; pos < last; ++pos) {
+            const PolicyGraph& g = train_[order[pos]];
+            const double u = uniformCache_.at(g.name + "#" + std::to_string(seedAt(pos)));
+            std::vector<double> rewards;
+            for (double c : costs.at(pos)) rewards.push_back(u > 0 ? (u - c) / u : 0.0);
+            const double sum = std::accumulate(rewards.begin(), rewards.end(), 0.0);
+            const double mean = sum / double(rewards.size());
+            auto b = baseline_.find(g.name);
+            const double base = b == baseline_.end() ? mean : b->second;
+            for (size_t k = 0; k < rewards.size(); ++k) {
+                // Baseline: the mean reward of the graph's other samples (same graph, same seed), or
+                // with one sample the graph's moving average.
+                const double others = rewards.size() > 1 ? (sum - rewards[k]) / double(rewards.size() - 1) : base;
+                const double adv = rewards[k] - others;
+                advantageMeanSquare_ =
+                    advantageMeanSquare_ == 0 ? adv * adv + 1e-8 : 0.95 * advantageMeanSquare_ + 0.05 * adv * adv;
+                advantages[pos].push_back(adv / std::max(0.005, std::sqrt(advantageMeanSquare_)));
+                rewardSum += rewards[k];
+                ++rewardCount;
+            }
+            baseline_[g.name] = b == baseline_.end() ? mean : o_.baselineDecay * base + (1 - o_.baselineDecay) * mean;
         }
-        baseline_[g.name] = b == baseline_.end() ? mean : o_.baselineDecay * base + (1 - o_.baselineDecay) * mean;
-        if (int(pos % size_t(o_.batchGraphs)) == o_.batchGraphs - 1 || pos + 1 == order.size()) {
-            entropySum += model_.reinforce(batch, o_.hyper).entropy;
-            ++updates;
-            batch.clear();
+
+        // Gradient shares of this rank's graphs: [loss, entropy sum] + the gradient, each.
+        const int batchSamples = int((last - first) * S);
+        const size_t P = model_.parameterCount();
+        std::vector<double> gradientWork;
+        for (size_t pos = first; pos < last; ++pos) gradientWork.push_back(brkgaWork(train_[order[pos]]));
+        const std::vector<int> gradientOwner = shareOut(gradientWork);
+        cpu0 = processCpuS();
+        std::string shares;
+        for (size_t pos = first; pos < last; ++pos) {
+            if (gradientOwner[pos - first] != me) continue;
+            const PolicyGraph& g = train_[order[pos]];
+            std::vector<PolicyAction>& acts = actionsOf(pos);
+            std::vector<PolicySample> samples;
+            for (size_t k = 0; k < acts.size(); ++k) samples.push_back({&g.features, std::move(acts[k]), advantages[pos][k]});
+            const GradientShare share = model_.gradientShare(samples, batchSamples, o_.hyper);
+            appendDoubles(shares, {share.loss, share.entropySum});
+            appendFloats(shares, share.gradient);
         }
+        appendDoubles(shares, {processCpuS() - cpu0});
+        const std::vector<std::string> all = comm_->allGather(shares);
+        std::fill(offset.begin(), offset.end(), size_t(0));
+        std::vector<double> total(P, 0.0);
+        double batchEntropy = 0;
+        for (size_t pos = first; pos < last; ++pos) {  // in the batch's order, whoever computed it
+            const int r = gradientOwner[pos - first];
+            const std::vector<double> stats = readDoubles(all[size_t(r)], offset[size_t(r)], 2);
+            const std::vector<float> grad = readFloats(all[size_t(r)], offset[size_t(r)], P);
+            batchEntropy += stats[1];
+            for (size_t i = 0; i < P; ++i) total[i] += double(grad[i]);
+        }
+        addPhaseCpu(all, offset, rep);
+        model_.applyGradient(std::vector<float>(total.begin(), total.end()), o_.hyper);
+        entropySum += batchEntropy / double(batchSamples);
+        ++updates;
     }
     rep.meanReward = rewardCount ? rewardSum / rewardCount : 0;
     rep.entropy = updates ? entropySum / updates : 0;
 
     // Validation: the greedy policy, BRKGA seed 1, against uniform BRKGA.
-    int wins = 0;
-    double impr = 0;
-    for (const PolicyGraph& g : validation_) {
-        const double u = uniformCost(g, 1, rep.evaluations);
-        const PolicyAction a = greedyAction(model_.predict(g.features));
-        const double c = runBrkga(g, devices_, biasFromAction(a, g.features.d + 1), o_.budget, 1, o_.threads, runParams());
-        rep.evaluations += o_.budget;
-        if (c < u) ++wins;
-        impr += u > 0 ? (u - c) / u : 0;
-    }
     if (!validation_.empty()) {
+        std::vector<double> work;
+        for (const PolicyGraph& g : validation_) work.push_back(brkgaWork(g) * (cached(g, 1) ? 1 : 2));
+        const std::vector<int> owner = shareOut(work);
+        const double cpu0 = processCpuS();
+        std::string mine;
+        for (size_t i = 0; i < validation_.size(); ++i) {
+            if (owner[i] != me) continue;
+            const PolicyGraph& g = validation_[i];
+            int64_t fresh = 0;
+            const double u = uniformCost(g, 1, fresh);
+            const PolicyAction a = greedyAction(model_.predict(g.features));
+            const double c = runBrkga(g, devices_, biasFromAction(a, g.features.d + 1), o_.budget, 1, o_.threads, runParams());
+            appendDoubles(mine, {u, c, double(fresh + o_.budget)});
+        }
+        appendDoubles(mine, {processCpuS() - cpu0});
+        const std::vector<std::string> results = comm_->allGather(mine);
+        std::vector<size_t> offset(results.size(), 0);
+        int wins = 0;
+        double impr = 0;
+        for (size_t i = 0; i < validation_.size(); ++i) {
+            const int r = owner[i];
+            const std::vector<double> v = readDoubles(results[size_t(r)], offset[size_t(r)], 3);
+            const double u = v[0], c = v[1];
+            uniformCache_[validation_[i].name + "#1"] = u;
+            rep.evaluations += int64_t(v[2]);
+            if (c < u) ++wins;
+            impr += u > 0 ? (u - c) / u : 0;
+        }
+        addPhaseCpu(results, offset, rep);
         rep.validationWinRate = double(wins) / double(validation_.size());
         rep.validationMeanImprovement = impr / double(validation_.size());
     }
     ++epochsDone_;
+    checkSameWeights(epochsDone_);
     rep.seconds = secondsSince(t0);
     return rep;
 }

@@ -12,8 +12,21 @@
 // against uniform BRKGA on held-out synthetic graphs (win rate, mean improvement).
 //
 // Deterministic for a seed: the network is initialized and run on one thread, every random choice
-// comes from streams of the seed, and BRKGA is deterministic for its seed whatever the threads.
+// comes from streams of the seed (the order of an epoch from one stream, each graph's sampled
+// actions from a stream of its own), and BRKGA is deterministic for its seed whatever the threads.
 // A checkpoint holds everything needed to go on exactly where it stopped.
+//
+// Data-parallel over ranks (run/Communicator.h): every rank holds the same network and trainer
+// state; each batch's BRKGA runs (every sample of every graph, and the uniform runs not cached
+// yet) are shared out by size (largest first to the least loaded rank), each rank runs its share,
+// the costs are exchanged, every rank works out the rewards and advantages in the batch's order
+// (the baselines and the running RMS are sequential), each rank computes the gradient shares of
+// its graphs (PolicyModel::gradientShare; actions are redrawn from the graph's own stream where
+// needed), the shares are exchanged and added up in the batch's order, and every rank takes the
+// same Adam step. Nothing depends on which rank did what, so any number of ranks gives the
+// weights of one process bit for bit.
+// Validation graphs are shared out the same way. After every epoch the ranks compare a checksum
+// of the weights and the optimizer state; a mismatch throws DistributedError.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +43,7 @@
 #include "placement/DeviceModel.h"
 #include "placement/RegalPolicy.h"
 #include "placement/ScheduleProblem.h"
+#include "run/Communicator.h"
 #include "run/Run.h"
 
 namespace graphopt::regal {
@@ -90,15 +104,22 @@ struct EpochReport {
     double entropy = 0;
     double seconds = 0;
     int64_t evaluations = 0;  // BRKGA evaluations in this epoch (uniform cache included)
+    // CPU seconds of the epoch's rollouts, gradients and validation on all ranks, and the same
+    // along the critical path (per phase the slowest rank's): the epoch's time if every rank had a
+    // core of its own. Their ratio is what more ranks can gain; the wall clock also says what the
+    // machine gave.
+    double cpuS = 0, criticalCpuS = 0;
     bool cancelled = false;   // stopped part-way: the trainer's state is not a whole epoch's
 };
 
 class PolicyTrainer {
 public:
+    // `comm`: the ranks to train with (nullptr = this process alone); it must outlive the trainer.
     PolicyTrainer(PolicyModel& model, DeviceModel devices, TrainOptions options, std::vector<PolicyGraph> train,
-                  std::vector<PolicyGraph> validation);
+                  std::vector<PolicyGraph> validation, Communicator* comm = nullptr);
     int epochsDone() const { return epochsDone_; }
-    // One epoch. `cancel` is checked before every training graph; a cancelled epoch returns with
+    // One epoch. `cancel` is checked before every training graph (with several ranks: before every
+    // batch, and all ranks stop when one is cancelled); a cancelled epoch returns with
     // `cancelled` set, leaves epochsDone() as it was and the trainer part-way through the epoch
     // (checkpoint() then does not describe a whole epoch: keep the previous checkpoint).
     EpochReport runEpoch(const CancellationToken* cancel = nullptr);
@@ -107,12 +128,20 @@ public:
     // Throws std::invalid_argument when the checkpoint belongs to other options or another network.
     void restore(const nlohmann::json& checkpoint);
 
+    // Of the weights and the optimizer state, hex: equal on every rank after every epoch.
+    std::string weightChecksum() const;
+
 private:
     double uniformCost(const PolicyGraph& g, uint64_t seed, int64_t& evaluations);
     // The engine parameters of every BRKGA run (seed_heuristics when the options say so).
     nlohmann::json runParams() const {
         return o_.seedHeuristics ? nlohmann::json{{"seed_heuristics", true}} : nlohmann::json::object();
     }
+    // Which rank works on each item of estimated cost `work`: largest first, to the least loaded
+    // rank (ties: the earlier item, the lower rank); the same answer on every rank.
+    std::vector<int> shareOut(const std::vector<double>& work) const;
+    bool agreeToStop(const CancellationToken* cancel);
+    void checkSameWeights(int epoch);
 
     PolicyModel& model_;
     DeviceModel devices_;
@@ -122,6 +151,8 @@ private:
     std::map<std::string, double> baseline_;      // graph name -> moving average of rewards
     double advantageMeanSquare_ = 0;              // running mean of advantage^2 (0 = none yet)
     std::map<std::string, double> uniformCache_;  // "graph#seed" -> cost
+    LocalCommunicator local_;
+    Communicator* comm_;
 };
 
 // Evaluation of a policy against plain BRKGA (and optionally tuned BRKGA and baselines).

@@ -112,7 +112,9 @@ struct Settings {
     std::string out, checkpoint, resume;
 };
 
-Settings readSettings(const RunSpec& spec) {
+// `checkFiles`: whether the checkpoint to resume from must be here (on rank 0; the others get it
+// from rank 0).
+Settings readSettings(const RunSpec& spec, bool checkFiles = true) {
     const EngineDescription& d = trainingDescription();
     checkParams("train-policy", d.params, spec.params);
     nlohmann::json p = d.defaults();
@@ -162,7 +164,7 @@ Settings readSettings(const RunSpec& spec) {
     s.checkpoint = p.value("checkpoint", std::string());
     if (s.checkpoint.empty()) s.checkpoint = s.out + ".ckpt";
     s.resume = p.value("resume", std::string());
-    if (!s.resume.empty() && !fs::exists(s.resume)) throw std::invalid_argument(s.resume + ": checkpoint not found");
+    if (checkFiles && !s.resume.empty() && !fs::exists(s.resume)) throw std::invalid_argument(s.resume + ": checkpoint not found");
     return s;
 }
 
@@ -205,6 +207,7 @@ RunResult TrainingResult::toRunResult() const {
                {"entropy", last.entropy},
                {"evaluations", evaluations},
                {"wall_s", wallS},
+               {"world_size", worldSize},
                {"policy", policyPath},
                {"checkpoint", checkpointPath}};
     return r;
@@ -217,11 +220,12 @@ nlohmann::json TrainingResult::toJson() const {
     return j;
 }
 
-TrainingRun::TrainingRun(RunSpec spec, std::string command) : spec_(std::move(spec)), command_(std::move(command)) {
+TrainingRun::TrainingRun(RunSpec spec, std::string command, Communicator* comm)
+    : spec_(std::move(spec)), command_(std::move(command)), comm_(comm ? comm : &local_) {
     spec_.kind = "training";
     if (spec_.engine.empty()) spec_.engine = "regal";
     if (spec_.engine != "regal") throw std::invalid_argument("train-policy: only REGAL's policy can be trained");
-    const Settings s = readSettings(spec_);  // validates
+    const Settings s = readSettings(spec_, comm_->rank() == 0);  // validates
     DeviceModel::load(s.options.devices);     // a bad preset or file is refused now
     // Input sizes a model of the train split cannot take (no symbolic batch dimension, no input of
     // that name, a format without shapes) are refused now too, naming the file.
@@ -246,18 +250,22 @@ TrainingResult TrainingRun::run(const RunReporter& reporter, const CancellationT
     auto log = [this](const std::string& line) {
         if (log_) log_(line);
     };
-    const Settings s = readSettings(spec_);
+    const Settings s = readSettings(spec_, comm_->rank() == 0);
     const TrainOptions& o = s.options;
+    const bool writer = comm_->rank() == 0;
     const DeviceModel devices = DeviceModel::load(o.devices);
     PolicyConfig config = s.config;
     config.devices = devices.deviceCount();
     const PlacementObjective objective = objectiveFromName(o.objective);
     nn::setTorchThreads(1);
+    nn::setBlasThreads(1);  // OpenBLAS's spinning threads would take the core BRKGA or another rank needs
     auto model = makePolicyModel(config, o.seed);
     log("preparing training graphs");
     auto train = buildTrainingSet(s.set, devices, objective);
     auto validation = buildValidationSet(s.set, devices, objective);
-    // Imitation first (a fresh run only: a checkpoint already holds the imitated weights).
+    // Imitation first (a fresh run only: a checkpoint already holds the imitated weights). Over
+    // several ranks each rank imitates the same targets with the same steps, so the weights stay
+    // equal (the epoch checksum checks it); the elite runs are not shared out yet.
     ImitationReport imitated;
     const bool imitate = s.imitation.epochs > 0 && s.resume.empty();
     if (imitate) {
@@ -282,14 +290,19 @@ TrainingResult TrainingRun::run(const RunReporter& reporter, const CancellationT
             return res;
         }
     }
-    PolicyTrainer trainer(*model, devices, o, std::move(train), std::move(validation));
+    PolicyTrainer trainer(*model, devices, o, std::move(train), std::move(validation), comm_);
     TrainingResult res;
-    if (imitate) {
+    res.worldSize = comm_->worldSize();
+    if (imitate && writer) {
         writeJsonAtomically(s.checkpoint, trainer.checkpoint());  // resume goes on after the imitation
         res.checkpointPath = s.checkpoint;
     }
     if (!s.resume.empty()) {
-        trainer.restore(readCheckpoint(s.resume));
+        // Rank 0 reads it; the others take its copy, whatever world size made the checkpoint.
+        std::string text;
+        if (writer) text = readCheckpoint(s.resume).dump();
+        comm_->broadcast(text, 0);
+        trainer.restore(nlohmann::json::parse(text));
         res.resumedFrom = trainer.epochsDone();
         log("resumed from " + s.resume + " after epoch " + std::to_string(trainer.epochsDone()));
     }
@@ -302,8 +315,10 @@ TrainingResult TrainingRun::run(const RunReporter& reporter, const CancellationT
         res.epochsDone = trainer.epochsDone();
         res.evaluations += rep.evaluations;
         res.bestValidationImprovement = std::max(res.bestValidationImprovement, rep.validationMeanImprovement);
-        writeJsonAtomically(s.checkpoint, trainer.checkpoint());
-        res.checkpointPath = s.checkpoint;
+        if (writer) {
+            writeJsonAtomically(s.checkpoint, trainer.checkpoint());
+            res.checkpointPath = s.checkpoint;
+        }
         ProgressEvent ev;
         ev.step = rep.epoch;
         ev.evaluations = res.evaluations;
@@ -313,7 +328,9 @@ TrainingResult TrainingRun::run(const RunReporter& reporter, const CancellationT
                      {"validation_win_rate", rep.validationWinRate},
                      {"validation_mean_improvement", rep.validationMeanImprovement},
                      {"entropy", rep.entropy},
-                     {"epoch_s", rep.seconds}};
+                     {"epoch_s", rep.seconds},
+                     {"epoch_cpu_s", rep.cpuS},
+                     {"epoch_critical_cpu_s", rep.criticalCpuS}};
         reporter.report(ev);
         reporter.commit();  // the epoch is in the store before the next one starts
     }
@@ -345,8 +362,11 @@ TrainingResult TrainingRun::run(const RunReporter& reporter, const CancellationT
     file.training["final_validation_win_rate"] = res.last.validationWinRate;
     file.training["final_validation_mean_improvement"] = res.last.validationMeanImprovement;
     file.training["torch"] = nn::torchVersion();
-    writePolicyFile(s.out, file);
-    res.policyPath = s.out;
+    file.training["world_size"] = comm_->worldSize();
+    if (writer) {
+        writePolicyFile(s.out, file);
+        res.policyPath = s.out;
+    }
     res.runStatus = RunStatus::Finished;
     res.wallS = secondsSince(t0);
     return res;

@@ -9,11 +9,17 @@
 // Progress events: step = epoch, evaluations = BRKGA evaluations so far, bestCost = the best
 // validation relative cost so far (mean over validation graphs of REGAL / uniform BRKGA cost;
 // lower is better, 1 = no gain), values = {mean_reward, validation_win_rate,
-// validation_mean_improvement, entropy, epoch_s}.
+// validation_mean_improvement, entropy, epoch_s, epoch_cpu_s, epoch_critical_cpu_s} (the last two:
+// EpochReport::cpuS and criticalCpuS).
 //
 // Cancellation is checked before every training graph. A cancelled epoch is dropped: the
 // checkpoint on disk stays the one of the last whole epoch (resume goes on from there) and no
 // policy file is written.
+//
+// Over several ranks (run/Communicator.h) every rank runs the same TrainingRun with the same spec;
+// rank 0 reads the checkpoint it resumes from and hands it to the others (so --resume works with
+// any world size), and only rank 0 writes checkpoints and the policy file. The result's costs
+// carry world_size.
 //
 // Defined in graphopt_nn (it builds the LibTorch network through makePolicyModel).
 #pragma once
@@ -41,6 +47,7 @@ struct TrainingResult : RunOutcome {
     double bestValidationImprovement = 0;
     int64_t evaluations = 0;
     double wallS = 0;
+    int worldSize = 1;
 
     RunStatus status() const override { return runStatus; }
     RunResult toRunResult() const override;  // cost: 1 - the last validation mean improvement
@@ -53,7 +60,8 @@ public:
     // Validates the spec (objective, devices, params, that `resume` and the models folder exist)
     // and throws std::invalid_argument before anything is built. `command` is recorded in the
     // policy file (how it was made).
-    explicit TrainingRun(RunSpec spec, std::string command = "");
+    // `comm`: the ranks to train with (nullptr = this process alone); it must outlive the run.
+    explicit TrainingRun(RunSpec spec, std::string command = "", Communicator* comm = nullptr);
 
     const RunSpec& spec() const override { return spec_; }
     RunSubject subject() const override { return {nullptr, "", "REGAL policy training"}; }
@@ -67,6 +75,8 @@ private:
     RunSpec spec_;
     std::string command_;
     std::function<void(const std::string&)> log_;
+    Communicator* comm_;
+    LocalCommunicator local_;
 };
 
 }  // namespace graphopt::regal
