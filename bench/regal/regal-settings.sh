@@ -82,7 +82,11 @@ for objective in memory runtime; do
             evaluate "$objective-2xgpu-pcie-b1-$recipe" 2xgpu-pcie $objective 1 "$OUT/policies/$objective-2xgpu-pcie-b1-$recipe.json" $split
         done
     done
-    # cpu+gpu, batch 1: trained here, no earlier policy.
+    # cpu+gpu, batch 1: the shipped policy (the recipe validation chose, retrained by the README's
+    # command) and the two recipes.
+    for split in val test heldout; do
+        evaluate "$objective-cpu+gpu-b1-shipped" cpu+gpu $objective 1 resources/policies/regal-$objective-cpu+gpu.json $split
+    done
     for recipe in imitate imitate+rl; do
         train "$objective-cpu+gpu-b1-$recipe" cpu+gpu $objective 1 $recipe
         for split in val test heldout; do
@@ -90,6 +94,9 @@ for objective in memory runtime; do
         done
     done
     # 4xgpu-nvlink and 2xgpu-pcie at batch 32 (the train split's models at that batch).
+    for split in val test heldout; do
+        evaluate "$objective-4xgpu-nvlink-b32-shipped" 4xgpu-nvlink $objective 32 resources/policies/regal-$objective-4xgpu-nvlink.json $split
+    done
     for devices in 4xgpu-nvlink 2xgpu-pcie; do
         for recipe in imitate imitate+rl; do
             train "$objective-$devices-b32-$recipe" $devices $objective 32 $recipe
