@@ -3,9 +3,9 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
-#include <QProcess>
 
 #include "BackgroundJob.h"
+#include "ChildProcess.h"
 #include "graph/Loaders.h"
 
 namespace graphopt::ui {
@@ -18,23 +18,19 @@ constexpr int kPollMs = 50;  // how often the worker looks at the cancel token w
 // cancelled (returns an empty layout then, which nobody reads: a cancelled job's result is dropped
 // or ignored).
 GraphLayout layoutInChildProcess(const QString& cli, const QString& modelPath, bool horizontal, JobContext& ctx) {
-    QProcess p;
     QStringList args{"layout", modelPath, "--json"};
     if (horizontal) args << "--horizontal";
-    p.start(cli, args);
-    if (!p.waitForStarted(10000)) throw std::runtime_error("could not start " + cli.toStdString() + " for the layout");
-    while (!p.waitForFinished(kPollMs)) {
-        if (ctx.cancelled()) {
-            p.kill();
-            p.waitForFinished(2000);
-            return {};
-        }
+    ChildOutcome r;
+    try {
+        r = runChild(cli, args, [&ctx] { return ctx.cancelled(); }, 0, kPollMs);
+    } catch (const std::exception&) {
+        throw std::runtime_error("could not start " + cli.toStdString() + " for the layout");
     }
-    const QByteArray out = p.readAllStandardOutput();
-    const QString err = QString::fromLocal8Bit(p.readAllStandardError()).trimmed();
-    if (p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
-        throw std::runtime_error(err.isEmpty() ? "the layout process stopped (exit code " + std::to_string(p.exitCode()) + ")"
-                                               : err.toStdString());
+    if (r.stopped) return {};
+    const QByteArray& out = r.out;
+    if (r.crashed || r.exitCode != 0)
+        throw std::runtime_error(r.err.isEmpty() ? "the layout process stopped (exit code " + std::to_string(r.exitCode) + ")"
+                                                 : r.err.toStdString());
     try {
         return GraphLayout::fromJson(nlohmann::json::parse(out.toStdString()));
     } catch (const std::exception& e) {

@@ -1,8 +1,8 @@
 #include "ModelLoader.h"
 
-#include <QElapsedTimer>
+#include "ChildProcess.h"
+
 #include <QFileInfo>
-#include <QProcess>
 #include <QTemporaryDir>
 
 #include <stdexcept>
@@ -29,38 +29,27 @@ std::shared_ptr<const Graph> loadModelIsolated(const QString& path, const ModelL
     QTemporaryDir dir;
     if (!dir.isValid()) throw std::runtime_error(where + "no temporary folder to read it through");
     const QString json = dir.filePath("model.json");
-    QProcess p;
-    p.setProcessChannelMode(QProcess::SeparateChannels);
     QStringList args{"convert", path, json, "--quiet"};
     if (batch > 0) args << "--batch" << QString::number(batch);
-    p.start(options.cliPath, args);
-    if (!p.waitForStarted(10000))
+    ChildOutcome r;
+    try {
+        r = runChild(options.cliPath, args, [&cancelled] { return cancelled.load(); }, options.timeoutMs, kPollMs);
+    } catch (const std::exception&) {
         throw std::runtime_error(where + "could not start " + options.cliPath.toStdString() + " to read it");
-    QElapsedTimer clock;
-    clock.start();
-    while (!p.waitForFinished(kPollMs)) {
-        if (cancelled.load()) {
-            p.kill();
-            p.waitForFinished(2000);
-            return nullptr;
-        }
-        if (clock.elapsed() > options.timeoutMs) {
-            p.kill();
-            p.waitForFinished(2000);
-            throw std::runtime_error(where + "reading it did not finish within " +
-                                     std::to_string(options.timeoutMs / 1000) +
-                                     " s and was stopped (the file may be damaged); the model shown is unchanged");
-        }
     }
-    if (p.exitStatus() == QProcess::CrashExit)
+    if (r.stopped) return nullptr;
+    if (r.timedOut)
+        throw std::runtime_error(where + "reading it did not finish within " + std::to_string(options.timeoutMs / 1000) +
+                                 " s and was stopped (the file may be damaged); the model shown is unchanged");
+    if (r.crashed)
         throw std::runtime_error(where + "the reader crashed on this file (the file is damaged or triggers a bug; "
                                          "please report it); the model shown is unchanged");
-    if (p.exitCode() != 0) {
+    if (r.exitCode != 0) {
         // The CLI's one-line error already starts with the path.
-        QString err = QString::fromLocal8Bit(p.readAllStandardError()).trimmed();
+        QString err = r.err;
         const QString prefix = "graphopt convert: ";
         if (err.startsWith(prefix)) err = err.mid(prefix.size());
-        if (err.isEmpty()) err = QString::fromStdString(where) + QStringLiteral("the reader stopped with exit code %1").arg(p.exitCode());
+        if (err.isEmpty()) err = QString::fromStdString(where) + QStringLiteral("the reader stopped with exit code %1").arg(r.exitCode);
         throw std::runtime_error(err.toStdString());
     }
     try {
