@@ -73,6 +73,7 @@ double convFlops(const Graph& g, const Node& n, bool transpose) {
         return 2.0 * out * cinPerGroup * kernel + (hasBias ? out : 0.0);
     }
     // Transposed conv: every input element scatters into (C_out / group) x kernel outputs.
+    if (y->shape.size() < 2) return 0;  // a malformed file: no channel axis to read
     const double coutPerGroup = static_cast<double>(y->shape[1]) / static_cast<double>(group);
     return 2.0 * elements(*x) * coutPerGroup * kernel + (hasBias ? elements(*y) : 0.0);
 }
