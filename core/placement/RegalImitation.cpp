@@ -44,9 +44,7 @@ std::vector<std::vector<double>> eliteChromosomes(const PolicyGraph& g, const De
     nlohmann::json params = nlohmann::json::object();
     if (o.seedHeuristics) params["seed_heuristics"] = true;
     for (int s = 1; s <= o.seeds; ++s) {
-        SearchContext ctx{*g.graph, devices, g.problem, o.budget, uint64_t(s), std::max(1, o.threads), params,
-                          {},       nullptr, std::chrono::steady_clock::now(), {}};
-        out.push_back(brkgaEngine(ctx).keys);
+        out.push_back(brkgaEngine(contextFor(g, devices, o.budget, uint64_t(s), o.threads, params)).keys);
     }
     return out;
 }

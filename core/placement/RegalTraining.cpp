@@ -44,11 +44,6 @@ void addPhaseCpu(const std::vector<std::string>& gathered, std::vector<size_t>& 
     rep.criticalCpuS += slowest;
 }
 
-SearchContext contextFor(const PolicyGraph& g, const DeviceModel& devices, int64_t budget, uint64_t seed, int threads,
-                         const nlohmann::json& params) {
-    return SearchContext{*g.graph, devices, g.problem, budget, seed, std::max(1, threads), params, {}, nullptr,
-                         std::chrono::steady_clock::now(), {}};
-}
 
 // What one BRKGA run on the graph costs, roughly: a decoding visits every node and edge.
 double brkgaWork(const PolicyGraph& g) { return double(g.features.n + g.features.edgeSrc.size()); }
@@ -70,6 +65,12 @@ PolicyGraph preparePolicyGraph(std::string name, Graph g, const DeviceModel& dev
     pg.features = extractFeatures(*graph, devices, *pg.problem);
     pg.graph = std::move(graph);
     return pg;
+}
+
+SearchContext contextFor(const PolicyGraph& g, const DeviceModel& devices, int64_t budget, uint64_t seed, int threads,
+                         const nlohmann::json& params) {
+    return SearchContext{*g.graph, devices, g.problem, budget, seed, std::max(1, threads), params, {}, nullptr,
+                         std::chrono::steady_clock::now(), {}};
 }
 
 double runBrkga(const PolicyGraph& g, const DeviceModel& devices, const KeyBias& bias, int64_t budget, uint64_t seed,

@@ -41,6 +41,7 @@
 #include "graph/Graph.h"
 #include "graph/Loaders.h"
 #include "placement/DeviceModel.h"
+#include "placement/SearchContext.h"
 #include "placement/RegalPolicy.h"
 #include "placement/ScheduleProblem.h"
 #include "run/Communicator.h"
@@ -56,6 +57,10 @@ struct PolicyGraph {
     PolicyFeatures features;
 };
 PolicyGraph preparePolicyGraph(std::string name, Graph g, const DeviceModel& devices, PlacementObjective objective);
+
+// A quiet search context for BRKGA on the graph (no progress, no cancellation, no stepping).
+SearchContext contextFor(const PolicyGraph& g, const DeviceModel& devices, int64_t budget, uint64_t seed, int threads,
+                         const nlohmann::json& params);
 
 // Best cost of BRKGA on the graph with `bias` (empty = plain BRKGA); `params`: population, ...
 double runBrkga(const PolicyGraph& g, const DeviceModel& devices, const KeyBias& bias, int64_t budget, uint64_t seed,
