@@ -28,15 +28,15 @@
 #include "graph/Graph.h"
 #include "graph/GraphError.h"
 #include "graph/Loaders.h"
-#include "placement/DeviceModel.h"
-#include "placement/RegalPolicy.h"
-#include "placement/ScheduleDetail.h"
-#include "placement/ScheduleProblem.h"
-#include "placement/ScheduleSimulator.h"
+#include "placement/model/DeviceModel.h"
+#include "placement/regal/RegalPolicy.h"
+#include "placement/model/ScheduleDetail.h"
+#include "placement/model/ScheduleProblem.h"
+#include "placement/model/ScheduleSimulator.h"
 #include "tuning/Task.h"
 #include "tuning/Tuner.h"
 #if GRAPHOPT_FUZZ_WITH_TORCH
-#include "placement/RegalEngine.h"
+#include "placement/regal/RegalEngine.h"
 #include "tuning/LearnedTuners.h"
 #endif
 

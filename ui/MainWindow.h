@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "graph/Graph.h"
-#include "placement/PlacementResult.h"
+#include "placement/model/PlacementResult.h"
 #include "run/Run.h"
 #include "run/RunContract.h"
 

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "placement/PlacementResult.h"
+#include "placement/model/PlacementResult.h"
 
 class QLineSeries;
 class QScatterSeries;

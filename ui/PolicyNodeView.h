@@ -10,7 +10,7 @@
 #include <memory>
 
 #include "graph/Graph.h"
-#include "placement/RegalEngine.h"
+#include "placement/regal/RegalEngine.h"
 
 class QChartView;
 class QLabel;

@@ -21,9 +21,9 @@
 #include <cmath>
 #include <limits>
 
-#include "placement/DeviceModel.h"
+#include "placement/model/DeviceModel.h"
 #include "placement/PlacementEngines.h"
-#include "placement/RegalPolicy.h"
+#include "placement/regal/RegalPolicy.h"
 #include "run/ResourceLocator.h"
 
 namespace graphopt::ui {

@@ -11,7 +11,7 @@
 #include <QWidget>
 #include <vector>
 
-#include "placement/PlacementResult.h"
+#include "placement/model/PlacementResult.h"
 
 class QLabel;
 class QToolButton;

@@ -24,8 +24,8 @@
 #include <algorithm>
 
 #include "BackgroundJob.h"
-#include "placement/DeviceModel.h"
-#include "placement/TrainingRun.h"
+#include "placement/model/DeviceModel.h"
+#include "placement/regal/TrainingRun.h"
 #include "run/ResourceLocator.h"
 #include "store/RunStore.h"
 

@@ -1,5 +1,5 @@
-// graphopt train-policy (an adapter over regal::TrainingRun, core/placement/TrainingRun.h) and
-// graphopt eval-policy (core/placement/RegalTraining.h). Options: trainPolicyCommand() and
+// graphopt train-policy (an adapter over regal::TrainingRun, core/placement/regal/TrainingRun.h) and
+// graphopt eval-policy (core/placement/regal/RegalTraining.h). Options: trainPolicyCommand() and
 // evalPolicyCommand().
 #include <algorithm>
 #include <chrono>
@@ -21,9 +21,9 @@
 #include "graph/Loaders.h"
 #include "nn/TorchRuntime.h"
 #include "placement/PlacementEngines.h"
-#include "placement/RegalEngine.h"
-#include "placement/RegalTraining.h"
-#include "placement/TrainingRun.h"
+#include "placement/regal/RegalEngine.h"
+#include "placement/regal/RegalTraining.h"
+#include "placement/regal/TrainingRun.h"
 #include "run/RecordedRun.h"
 #include "run/ResourceLocator.h"
 

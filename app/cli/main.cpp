@@ -7,7 +7,7 @@
 #include "Args.h"
 #include "Commands.h"
 #include "Docs.h"
-#include "placement/RegalEngine.h"
+#include "placement/regal/RegalEngine.h"
 #include "tuning/LearnedTuners.h"
 
 namespace {

@@ -15,7 +15,7 @@
 #include "GraphView.h"
 #include "TuningView.h"
 #include "BackgroundJob.h"
-#include "placement/RegalEngine.h"
+#include "placement/regal/RegalEngine.h"
 #include "run/ResourceLocator.h"
 #include "tuning/LearnedTuners.h"
 

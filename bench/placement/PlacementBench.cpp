@@ -15,7 +15,7 @@
 #include "graph/SyntheticGenerator.h"
 #include "placement/PlacementRun.h"
 #include "run/Rng.h"
-#include "placement/ScheduleSimulator.h"
+#include "placement/model/ScheduleSimulator.h"
 
 using namespace graphopt;
 

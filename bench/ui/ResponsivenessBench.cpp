@@ -20,7 +20,7 @@
 
 #include "MainWindow.h"
 #include "BackgroundJob.h"
-#include "placement/RegalEngine.h"
+#include "placement/regal/RegalEngine.h"
 #include "RunPanel.h"
 #include "TuningView.h"
 #include "run/ResourceLocator.h"

@@ -5,7 +5,7 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "placement/WorkerPool.h"
+#include "placement/search/WorkerPool.h"
 
 namespace graphopt {
 

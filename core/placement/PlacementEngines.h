@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "placement/BrkgaSearch.h"
-#include "placement/SearchContext.h"
+#include "placement/search/BrkgaSearch.h"
+#include "placement/search/SearchContext.h"
 #include "run/ParamSpec.h"
 
 namespace graphopt {

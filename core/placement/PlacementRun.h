@@ -12,8 +12,8 @@
 #include <optional>
 
 #include "graph/Graph.h"
-#include "placement/DeviceModel.h"
-#include "placement/PlacementResult.h"
+#include "placement/model/DeviceModel.h"
+#include "placement/model/PlacementResult.h"
 #include "run/RunContract.h"
 
 namespace graphopt {

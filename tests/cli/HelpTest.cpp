@@ -12,7 +12,7 @@
 #include "Commands.h"
 #include "Docs.h"
 #include "GraphoptCli.h"
-#include "placement/RegalEngine.h"
+#include "placement/regal/RegalEngine.h"
 #include "tuning/LearnedTuners.h"
 
 using namespace graphopt::cli;

@@ -5,7 +5,7 @@
 #include "TestGraphs.h"
 #include "graph/Loaders.h"
 #include "graph/SyntheticGenerator.h"
-#include "placement/BrkgaSearch.h"
+#include "placement/search/BrkgaSearch.h"
 #include "placement/PlacementEngines.h"
 #include "placement/PlacementRun.h"
 

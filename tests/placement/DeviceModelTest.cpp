@@ -4,7 +4,7 @@
 #include <fstream>
 
 #include "TestGraphs.h"
-#include "placement/DeviceModel.h"
+#include "placement/model/DeviceModel.h"
 
 namespace graphopt {
 namespace {

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "nn/Distributed.h"
-#include "placement/RegalEngine.h"
-#include "placement/RegalTraining.h"
+#include "placement/regal/RegalEngine.h"
+#include "placement/regal/RegalTraining.h"
 
 using namespace graphopt;
 using namespace graphopt::regal;

@@ -11,9 +11,9 @@
 #include "TestGraphs.h"
 #include "graph/SyntheticGenerator.h"
 #include "placement/PlacementEngines.h"
-#include "placement/RegalEngine.h"
-#include "placement/RegalImitation.h"
-#include "placement/RegalTraining.h"
+#include "placement/regal/RegalEngine.h"
+#include "placement/regal/RegalImitation.h"
+#include "placement/regal/RegalTraining.h"
 
 namespace fs = std::filesystem;
 using namespace graphopt;

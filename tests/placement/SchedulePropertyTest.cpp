@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "TestGraphs.h"
-#include "placement/ScheduleSimulator.h"
+#include "placement/model/ScheduleSimulator.h"
 
 namespace graphopt {
 namespace {

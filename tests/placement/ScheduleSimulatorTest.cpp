@@ -6,8 +6,8 @@
 #include <memory>
 
 #include "TestGraphs.h"
-#include "placement/ScheduleSimulator.h"
-#include "placement/SearchContext.h"
+#include "placement/model/ScheduleSimulator.h"
+#include "placement/search/SearchContext.h"
 
 namespace graphopt {
 namespace {

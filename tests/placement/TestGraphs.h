@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "graph/Graph.h"
-#include "placement/DeviceModel.h"
+#include "placement/model/DeviceModel.h"
 #include "run/Rng.h"
 
 namespace graphopt::test {

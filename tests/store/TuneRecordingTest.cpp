@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "CliSupport.h"
-#include "placement/TrainingRun.h"
+#include "placement/regal/TrainingRun.h"
 #include "run/RecordedRun.h"
 #include "store/RunStore.h"
 #include "store/SqliteDatabase.h"

@@ -12,7 +12,7 @@
 #include "graph/Loaders.h"
 #include "graph/SyntheticGenerator.h"
 #include "placement/PlacementRun.h"
-#include "placement/TrainingRun.h"
+#include "placement/regal/TrainingRun.h"
 #include "store/RunStore.h"
 #include "tuning/TuningRun.h"
 

@@ -20,7 +20,7 @@
 #include "ConvergenceChart.h"
 #include "DeviceColors.h"
 #include "BackgroundJob.h"
-#include "placement/RegalEngine.h"
+#include "placement/regal/RegalEngine.h"
 #include "tuning/LearnedTuners.h"
 #include "RunPanel.h"
 #include "ScheduleView.h"

@@ -18,7 +18,7 @@
 #include "ScheduleView.h"
 #include "graph/Loaders.h"
 #include "graph/SyntheticGenerator.h"
-#include "placement/DeviceModel.h"
+#include "placement/model/DeviceModel.h"
 #include "placement/PlacementRun.h"
 #include "run/ResourceLocator.h"
 

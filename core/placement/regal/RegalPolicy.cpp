@@ -1,4 +1,4 @@
-#include "placement/RegalPolicy.h"
+#include "placement/regal/RegalPolicy.h"
 
 #include "run/ResourceLocator.h"
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "graph/Graph.h"
-#include "placement/DeviceModel.h"
+#include "placement/model/DeviceModel.h"
 
 namespace graphopt {
 

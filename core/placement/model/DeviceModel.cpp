@@ -1,4 +1,4 @@
-#include "placement/DeviceModel.h"
+#include "placement/model/DeviceModel.h"
 
 #include <algorithm>
 #include <fstream>

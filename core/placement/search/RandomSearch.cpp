@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "run/Rng.h"
-#include "placement/WorkerPool.h"
+#include "placement/search/WorkerPool.h"
 
 namespace graphopt {
 

@@ -1,8 +1,8 @@
 // Plain C++: the network is reached through PolicyModel (RegalPolicy.h), built by
 // makePolicyModel (RegalNet.cpp); this file lives in graphopt_nn for that reason only.
-#include "placement/TrainingRun.h"
+#include "placement/regal/TrainingRun.h"
 
-#include "placement/RegalImitation.h"
+#include "placement/regal/RegalImitation.h"
 
 #include <algorithm>
 #include <chrono>
@@ -14,8 +14,8 @@
 #include "graph/GraphError.h"
 #include "graph/Loaders.h"
 #include "nn/TorchRuntime.h"
-#include "placement/DeviceModel.h"
-#include "placement/RegalEngine.h"
+#include "placement/model/DeviceModel.h"
+#include "placement/regal/RegalEngine.h"
 #include "run/ResourceLocator.h"
 
 namespace graphopt::regal {

@@ -18,10 +18,10 @@
 #include <nlohmann/json.hpp>
 
 #include "graph/Graph.h"
-#include "placement/BrkgaSearch.h"
-#include "placement/DeviceModel.h"
+#include "placement/search/BrkgaSearch.h"
+#include "placement/model/DeviceModel.h"
 #include "run/Rng.h"
-#include "placement/ScheduleProblem.h"
+#include "placement/model/ScheduleProblem.h"
 
 namespace graphopt::regal {
 

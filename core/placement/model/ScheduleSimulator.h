@@ -33,8 +33,8 @@
 #include <span>
 #include <vector>
 
-#include "placement/ScheduleDetail.h"
-#include "placement/ScheduleProblem.h"
+#include "placement/model/ScheduleDetail.h"
+#include "placement/model/ScheduleProblem.h"
 
 namespace graphopt {
 

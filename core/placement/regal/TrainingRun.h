@@ -28,7 +28,7 @@
 #include <memory>
 #include <string>
 
-#include "placement/RegalTraining.h"
+#include "placement/regal/RegalTraining.h"
 #include "run/ParamSpec.h"
 #include "run/RunContract.h"
 

@@ -1,4 +1,4 @@
-#include "placement/ScheduleSimulator.h"
+#include "placement/model/ScheduleSimulator.h"
 
 #include <algorithm>
 #include <bit>

@@ -1,4 +1,4 @@
-#include "placement/SearchContext.h"
+#include "placement/search/SearchContext.h"
 
 #include <stdexcept>
 

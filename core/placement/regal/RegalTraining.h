@@ -40,10 +40,10 @@
 
 #include "graph/Graph.h"
 #include "graph/Loaders.h"
-#include "placement/DeviceModel.h"
-#include "placement/SearchContext.h"
-#include "placement/RegalPolicy.h"
-#include "placement/ScheduleProblem.h"
+#include "placement/model/DeviceModel.h"
+#include "placement/search/SearchContext.h"
+#include "placement/regal/RegalPolicy.h"
+#include "placement/model/ScheduleProblem.h"
 #include "run/Communicator.h"
 #include "run/Run.h"
 

@@ -1,4 +1,4 @@
-#include "placement/PlacementResult.h"
+#include "placement/model/PlacementResult.h"
 
 #include <map>
 #include <stdexcept>

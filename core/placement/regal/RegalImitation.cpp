@@ -1,4 +1,4 @@
-#include "placement/RegalImitation.h"
+#include "placement/regal/RegalImitation.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,5 +1,5 @@
 // The "regal" engine (see RegalEngine.h). Plain C++: the network is reached through PolicyModel.
-#include "placement/RegalEngine.h"
+#include "placement/regal/RegalEngine.h"
 
 #include <chrono>
 #include <filesystem>

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "placement/ScheduleDetail.h"
+#include "placement/model/ScheduleDetail.h"
 #include "run/RunContract.h"
 
 namespace graphopt {

@@ -1,4 +1,4 @@
-#include "placement/RegalTraining.h"
+#include "placement/regal/RegalTraining.h"
 
 #include <algorithm>
 #include <chrono>
@@ -15,7 +15,7 @@
 #include "graph/Loaders.h"
 #include "graph/SyntheticGenerator.h"
 #include "placement/PlacementEngines.h"
-#include "placement/SearchContext.h"
+#include "placement/search/SearchContext.h"
 
 namespace graphopt::regal {
 

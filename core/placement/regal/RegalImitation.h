@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "placement/RegalTraining.h"
+#include "placement/regal/RegalTraining.h"
 
 namespace graphopt::regal {
 

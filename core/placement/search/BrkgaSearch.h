@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "run/Rng.h"
-#include "placement/WorkerPool.h"
+#include "placement/search/WorkerPool.h"
 
 namespace graphopt {
 

@@ -13,9 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "graph/Graph.h"
-#include "placement/DeviceModel.h"
-#include "placement/ScheduleProblem.h"
-#include "placement/ScheduleSimulator.h"
+#include "placement/model/DeviceModel.h"
+#include "placement/model/ScheduleProblem.h"
+#include "placement/model/ScheduleSimulator.h"
 #include "run/Run.h"
 
 namespace graphopt {

@@ -18,7 +18,7 @@
 #include <stdexcept>
 
 #include "nn/TorchRuntime.h"
-#include "placement/RegalEngine.h"
+#include "placement/regal/RegalEngine.h"
 
 namespace graphopt::regal {
 

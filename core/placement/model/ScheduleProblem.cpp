@@ -1,4 +1,4 @@
-#include "placement/ScheduleProblem.h"
+#include "placement/model/ScheduleProblem.h"
 
 #include <algorithm>
 #include <limits>

@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "placement/RegalPolicy.h"
+#include "placement/regal/RegalPolicy.h"
 
 namespace graphopt {
 

@@ -1,4 +1,4 @@
-#include "placement/ScheduleDetail.h"
+#include "placement/model/ScheduleDetail.h"
 
 namespace graphopt {
 

@@ -1,4 +1,4 @@
-#include "placement/BrkgaSearch.h"
+#include "placement/search/BrkgaSearch.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "placement/WorkerPool.h"
+#include "placement/search/WorkerPool.h"
 
 #include <algorithm>
 
