@@ -50,6 +50,9 @@ struct Tensor {
     int producerPort = -1;   // output index on the producer
     // CostGraphDef: output_info.alias_input_port (the output reuses that input's buffer), else -1.
     int aliasInputPort = -1;
+    // Given time to move this tensor from its producer's device to another device, seconds
+    // (the NeurIPS 2020 workloads' edge `cost`); < 0 = the link model (latency + bytes/bandwidth).
+    double transferCostS = -1;
 };
 
 // Attribute values: the ONNX attribute kinds we keep. Tensor-valued attributes keep only their
@@ -69,6 +72,20 @@ struct Node {
     // converted); < 0 = not given, the device model derives it from FLOPs and bytes.
     double computeCostS = -1;
     int64_t tempBytes = 0;                // scratch memory while the node runs
+
+    // --- what profiled workloads carry (docs/formats.md, "Partitioning workloads") ----------------
+    // Given compute cost per device kind, seconds (DeviceSpec::kind: "accelerator", "cpu", ...);
+    // a device whose kind is listed runs the node in that time (divided by its speed factor),
+    // overriding computeCostS and the roofline.
+    std::map<std::string, double> costByKindS;
+    // Device kinds the node may run on; empty = any device.
+    std::vector<std::string> allowedKinds;
+    // Nodes with the same class (>= 0) must share a device (NeurIPS `colorClass`); -1 = none.
+    int colocationClass = -1;
+    // Memory the node takes on its device for the whole run, bytes (NeurIPS `size`: its weights
+    // and state, counted once per node, whatever the schedule).
+    int64_t residentBytes = 0;
+    bool isBackward = false;              // a training graph's backward-pass node
 };
 
 struct Edge {

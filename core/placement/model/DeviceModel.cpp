@@ -15,6 +15,10 @@ DeviceModel::DeviceModel(std::string n, std::vector<DeviceSpec> devs, LinkSpec d
 double DeviceModel::opCostS(const Graph& g, int node, int device) const {
     const Node& n = g.nodes()[node];
     const DeviceSpec& dev = devices[device];
+    if (!n.costByKindS.empty()) {
+        auto it = n.costByKindS.find(dev.kind);
+        if (it != n.costByKindS.end()) return it->second / dev.speedFactor;
+    }
     if (n.computeCostS >= 0) return n.computeCostS / dev.speedFactor;
     double bytes = 0;
     for (int t : n.inputs)
@@ -136,6 +140,16 @@ DeviceModel DeviceModel::fromJson(const nlohmann::json& j) {
         d.memoryBytes = int64_t(memory);
         d.memoryBandwidth = positive(dj, "memory_bandwidth", d.memoryBandwidth, where);
         d.speedFactor = positive(dj, "speed_factor", d.speedFactor, where);
+        if (dj.contains("kind")) {
+            if (!dj["kind"].is_string() || dj["kind"].get<std::string>().empty())
+                throw std::invalid_argument(where + ": 'kind' must be a non-empty string");
+            d.kind = dj["kind"].get<std::string>();
+        }
+        if (dj.contains("pays_transfers")) {
+            if (!dj["pays_transfers"].is_boolean())
+                throw std::invalid_argument(where + ": 'pays_transfers' must be true or false");
+            d.paysTransfers = dj["pays_transfers"].get<bool>();
+        }
         for (const auto& prev : devs)
             if (prev.name == d.name) throw std::invalid_argument("duplicate device name '" + d.name + "'");
         devs.push_back(d);
@@ -165,6 +179,16 @@ DeviceModel DeviceModel::fromJson(const nlohmann::json& j) {
     return m;
 }
 
+std::optional<DeviceModel> DeviceModel::fromGraph(const Graph& g) {
+    auto it = g.metadata.find(kGraphDevicesKey);
+    if (it == g.metadata.end()) return std::nullopt;
+    try {
+        return fromJson(nlohmann::json::parse(it->second));
+    } catch (const std::exception& e) {
+        throw std::invalid_argument("graph '" + g.name + "': its device setup is not valid: " + e.what());
+    }
+}
+
 nlohmann::json DeviceModel::toJson() const {
     nlohmann::json devs = nlohmann::json::array(), links = nlohmann::json::array();
     for (const auto& d : devices)
@@ -173,7 +197,9 @@ nlohmann::json DeviceModel::toJson() const {
                         {"overhead_s", d.overheadS},
                         {"memory_bytes", d.memoryBytes},
                         {"memory_bandwidth", d.memoryBandwidth},
-                        {"speed_factor", d.speedFactor}});
+                        {"speed_factor", d.speedFactor},
+                        {"kind", d.kind},
+                        {"pays_transfers", d.paysTransfers}});
     for (int a = 0; a < deviceCount(); ++a)
         for (int b = 0; b < deviceCount(); ++b)
             if (a != b)

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,13 @@ struct DeviceSpec {
     double overheadS = 5e-6;           // fixed cost per op (kernel launch, dispatch)
     int64_t memoryBytes = int64_t(16) << 30;
     double memoryBandwidth = 900e9;    // bytes/s, for the roofline
-    double speedFactor = 1.0;          // divides given costs (Node::computeCostS)
+    double speedFactor = 1.0;          // divides given costs (Node::computeCostS, costByKindS)
+    // What sort of device this is ("gpu", "accelerator", "cpu", ...): selects a node's cost in
+    // Node::costByKindS and whether Node::allowedKinds lets it run here.
+    std::string kind = "gpu";
+    // The throughput objective's communication rule: a device whose memory is the host's (the
+    // NeurIPS workloads' CPU) pays no transfer time; every other device pays it.
+    bool paysTransfers = true;
 };
 
 struct LinkSpec {
@@ -60,7 +67,12 @@ public:
     //   "memory_bandwidth", "speed_factor"}], "default_link": {"latency_s", "bandwidth"},
     //  "links": [{"from": name, "to": name, "latency_s", "bandwidth"}]}
     // Throws std::invalid_argument with a message naming the missing or bad field.
+    //  device fields "kind" (string, default "gpu") and "pays_transfers" (bool, default true) too.
     static DeviceModel fromJson(const nlohmann::json& j);
+    // A graph that brings its own machine (a NeurIPS 2020 workload: its accelerators and CPUs)
+    // carries it as device JSON in Graph::metadata[kGraphDevicesKey]; nullopt when it has none.
+    static constexpr const char* kGraphDevicesKey = "device_setup";
+    static std::optional<DeviceModel> fromGraph(const Graph& g);
     nlohmann::json toJson() const;
 
 private:

@@ -27,6 +27,13 @@ struct PlacementResult : RunOutcome {
     int64_t evaluations = 0;
     double wallS = 0;
     bool feasible = true;
+    // Per device (by index): bytes over its memory limit at the peak, 0 where it fits.
+    std::vector<int64_t> overLimitBytes;
+    std::vector<int64_t> deviceCapacityBytes;  // each device's limit
+    // Time per sample in a pipeline's steady state: the max-load of the placement (NeurIPS 2020),
+    // seconds; set for every placement.
+    double throughputS = 0;
+    int microBatches = 1;
     bool cancelled = false;
     bool countWeights = true;
     ScheduleDetail schedule;

@@ -13,10 +13,12 @@ struct ScheduledOp {
     int node = -1;
     int device = -1;
     double start = 0, end = 0;
+    int microBatch = 0;  // which micro-batch this run of the node belongs to (0 without a pipeline)
 };
 
 struct ScheduledTransfer {
     int tensor = -1;  // Graph tensor id
+    int microBatch = 0;
     int from = -1, to = -1;
     double start = 0, end = 0;
     int64_t bytes = 0;
@@ -28,8 +30,11 @@ struct MemoryPoint {
 };
 
 struct ScheduleDetail {
-    std::vector<ScheduledOp> ops;              // indexed by node id
-    std::vector<int> order;                    // node ids in dispatch order (start time, then device)
+    // Indexed by node id, then micro-batch: ops[m * nodes + v] is node v's run for micro-batch m
+    // (one run per node without a pipeline).
+    std::vector<ScheduledOp> ops;
+    int microBatches = 1;
+    std::vector<int> order;                    // node ids in dispatch order (start time, then device); micro-batch 0's runs
     std::vector<ScheduledTransfer> transfers;  // in the order they were queued
     std::vector<std::vector<MemoryPoint>> memory;  // per device
     std::vector<int64_t> devicePeakBytes;

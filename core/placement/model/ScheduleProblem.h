@@ -12,7 +12,10 @@
 
 namespace graphopt {
 
-enum class PlacementObjective { Runtime, Memory };
+// Runtime: the simulator's makespan (of all micro-batches); Memory: the largest per-device peak;
+// Throughput: the max-load of the placement, time per sample in a pipeline's steady state
+// (Tarnawski et al., NeurIPS 2020; see model/MaxLoad.h).
+enum class PlacementObjective { Runtime, Memory, Throughput };
 const char* objectiveName(PlacementObjective o);
 PlacementObjective objectiveFromName(const std::string& s);  // throws std::invalid_argument
 
@@ -24,6 +27,9 @@ struct ScheduleOptions {
     // penalty keeps growing with the excess, so the search can climb out.
     double infeasibleFactor = 2.0;
     double excessWeight = 10.0;
+    // M micro-batches of the graph flow through the same placement (a GPipe forward pass): each
+    // node runs M times on its device, weights count once, activations per micro-batch in flight.
+    int microBatches = 1;
 };
 
 struct ScheduleProblem {
