@@ -18,10 +18,10 @@ struct ScheduledOp {
 
 struct ScheduledTransfer {
     int tensor = -1;  // Graph tensor id
-    int microBatch = 0;
     int from = -1, to = -1;
     double start = 0, end = 0;
     int64_t bytes = 0;
+    int microBatch = 0;  // the micro-batch whose copy of the tensor moves (0 without a pipeline)
 };
 
 struct MemoryPoint {
