@@ -10,7 +10,7 @@
 #include "Args.h"
 #include "Commands.h"
 #include "ModelOptions.h"
-#include "TextFormat.h"
+#include "run/Units.h"
 #include "graph/GraphCompleteness.h"
 #include "graph/Loaders.h"
 

@@ -9,7 +9,7 @@
 
 #include "Args.h"
 #include "Commands.h"
-#include "TextFormat.h"
+#include "run/Units.h"
 #include "Interrupt.h"
 #include "ModelOptions.h"
 #include "StoreOptions.h"
@@ -20,29 +20,19 @@
 
 namespace graphopt::cli {
 
-namespace {
-
-std::string secondsText(double s) {
-    std::ostringstream os;
-    os << std::fixed << std::setprecision(3);
-    if (s < 1e-3)
-        os << s * 1e6 << " us";
-    else if (s < 1)
-        os << s * 1e3 << " ms";
-    else
-        os << s << " s";
-    return os.str();
-}
-
-}  // namespace
-
 CommandSpec placeCommand() {
     CommandSpec spec{"place",
                      "MODEL",
                      "Places and schedules a model's operations on a set of devices with a placement engine, and "
                      "records the run",
                      {{"engine", "NAME", "brkga", "placement engine (listed below)", placementEngineNames()},
-                      {"objective", "O", "runtime", "what to minimize", {"runtime", "memory"}},
+                      {"objective", "O", "runtime",
+                       "what to minimize: the running time, the peak memory, or the time per sample in a "
+                       "pipeline (max-load)",
+                       {"runtime", "memory", "throughput"}},
+                      {"micro-batches", "M", "1",
+                       "M micro-batches of the model's batch flow through the placement as a pipeline "
+                       "(params.micro_batches)"},
                       {"devices", "PRESET|FILE", DeviceModel::defaultPresetName(),
                        "device preset (" + [] {
                            std::string s;
@@ -94,6 +84,7 @@ int cmdPlace(const ArgList& argv) {
     if (args.has("mutant-fraction")) spec.params["mutant_fraction"] = args.getDouble("mutant-fraction", 0, 1);
     if (args.has("rho-e")) spec.params["rho_e"] = args.getDouble("rho-e", 0, 1);
     if (args.has("no-weights")) spec.params["count_weights"] = false;
+    if (args.has("micro-batches")) spec.params["micro_batches"] = args.getInt("micro-batches", 1, 1024);
     if (args.has("policy")) spec.params["policy"] = args.require("policy");
     const LoadOptions inputs = loadOptionsFrom(args);
 
@@ -123,8 +114,12 @@ int cmdPlace(const ArgList& argv) {
     for (size_t k = 0; k < r.deviceNames.size(); ++k) std::cout << (k ? ", " : "") << r.deviceNames[k];
     std::cout << ")\n";
     std::cout << "engine:       " << r.engine << ", objective " << r.objective << ", budget " << r.budget << ", seed "
-              << r.seed << (r.countWeights ? "" : ", weights not counted") << "\n";
-    std::cout << "running time: " << secondsText(r.runtimeS) << "\n";
+              << r.seed << (r.countWeights ? "" : ", weights not counted")
+              << (r.microBatches > 1 ? ", " + std::to_string(r.microBatches) + " micro-batches" : "") << "\n";
+    std::cout << "running time: " << humanSeconds(r.runtimeS);
+    if (r.microBatches > 1) std::cout << " (" << humanSeconds(r.runtimeS / r.microBatches) << " per micro-batch)";
+    std::cout << "\n";
+    std::cout << "throughput:   " << humanSeconds(r.throughputS) << " per sample (max-load of the placement)\n";
     std::cout << "peak memory:  " << humanBytes(double(r.peakBytes)) << " (";
     for (size_t k = 0; k < r.devicePeakBytes.size(); ++k)
         std::cout << (k ? ", " : "") << r.deviceNames[k] << " " << humanBytes(double(r.devicePeakBytes[k]));
@@ -134,10 +129,24 @@ int cmdPlace(const ArgList& argv) {
     std::cout << "ops:          ";
     for (size_t k = 0; k < perDevice.size(); ++k) std::cout << (k ? ", " : "") << r.deviceNames[k] << " " << perDevice[k];
     std::cout << "\n";
-    std::cout << "cost:         " << std::setprecision(9) << r.cost << (r.feasible ? "" : " (over a device's memory)")
-              << "\n";
+    std::cout << "memory fit:   " << r.feasibilityText() << "\n";
+    if (r.engineInfo.contains("infeasible_devices")) {
+        // The single-device baselines tried each device: say which did not hold the graph.
+        for (const auto& dev : r.engineInfo["infeasible_devices"])
+            std::cout << "              everything on " << dev.value("device", "?") << " does not fit: "
+                      << humanBytes(dev.value("peak_bytes", 0.0)) << ", "
+                      << humanBytes(dev.value("over_limit_bytes", 0.0)) << " over its "
+                      << humanBytes(dev.value("capacity_bytes", 0.0)) << "\n";
+        if (r.engineInfo.contains("device"))
+            std::cout << "              kept " << r.engineInfo["device"].get<std::string>() << "\n";
+    }
+    // An infeasible result has no cost to compare: its search cost is the penalty's.
+    if (r.feasible)
+        std::cout << "cost:         " << std::setprecision(9) << r.cost << "\n";
+    else
+        std::cout << "cost:         infeasible\n";
     std::cout << "evaluations:  " << r.evaluations << "\n";
-    std::cout << "wall time:    " << secondsText(r.wallS) << (r.cancelled ? " (cancelled)" : "") << "\n";
+    std::cout << "wall time:    " << humanSeconds(r.wallS) << (r.cancelled ? " (cancelled)" : "") << "\n";
     if (recorded.runId())
         std::cout << "recorded:     run " << *recorded.runId() << " in " << recorded.databasePath() << "\n";
     return status;

@@ -63,6 +63,9 @@ const Entry& findEntry(Registry& r, const std::string& name) {
 const std::vector<ParamSpec>& placementRunParams() {
     static const std::vector<ParamSpec> p = {
         ParamSpec::boolean("count_weights", true, "count weights in device memory (peak memory and capacity)"),
+        ParamSpec::integer("micro_batches", 1, 1, 1024,
+                           "micro-batches that flow through the placement as a pipeline (GPipe's forward pass): "
+                           "each node runs once per micro-batch on its device, weights count once"),
         ParamSpec::object("measured_costs_s",
                           "{node name: seconds}: measured costs that replace the device model's estimate "
                           "(e.g. from kernel tuning)"),

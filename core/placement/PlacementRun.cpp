@@ -1,5 +1,6 @@
 #include "placement/PlacementRun.h"
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 #include <thread>
@@ -36,6 +37,7 @@ PlacementResult PlacementRun::run(const RunReporter& reporter, const Cancellatio
     ScheduleOptions opts;
     opts.objective = objectiveFromName(spec_.objective);
     opts.countWeights = spec_.params.value("count_weights", true);
+    opts.microBatches = spec_.params.value("micro_batches", 1);
     auto compiled = std::make_shared<ScheduleProblem>(graph_, devices_, opts);
     // Measured costs (e.g. from the tuning engine) replace the model's estimate for those nodes,
     // scaled per device like any given cost.
@@ -51,6 +53,8 @@ PlacementResult PlacementRun::run(const RunReporter& reporter, const Cancellatio
                 compiled->opCost[size_t(v) * compiled->d + k] = it.value().get<double>() / devices_.devices[k].speedFactor;
         }
     }
+    compiled->computeCostBound();  // the costs are final: the infeasibility penalty's scale,
+    compiled->preparePipeline();   // and the pipeline copies them
     std::shared_ptr<const ScheduleProblem> problem = compiled;
 
     int threads = spec_.threads > 0 ? spec_.threads : int(std::max(1u, std::thread::hardware_concurrency()));
@@ -85,6 +89,13 @@ PlacementResult PlacementRun::run(const RunReporter& reporter, const Cancellatio
         r.peakBytes = c.peakBytes;
         r.devicePeakBytes = r.schedule.devicePeakBytes;
         r.feasible = c.feasible;
+        r.microBatches = opts.microBatches;
+        r.throughputS = sim.maxLoad(r.placement);
+        for (int k = 0; k < problem->d; ++k) {
+            const int64_t peak = k < int(r.devicePeakBytes.size()) ? r.devicePeakBytes[k] : 0;
+            r.deviceCapacityBytes.push_back(problem->capacity[k]);
+            r.overLimitBytes.push_back(std::max<int64_t>(0, peak - problem->capacity[k]));
+        }
         return r;
     };
     if (reporter.step)

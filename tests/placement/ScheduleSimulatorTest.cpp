@@ -251,10 +251,15 @@ TEST(ScheduleSimulator, OverCapacityIsInfeasibleAndPenaltyGrowsWithExcess) {
     EXPECT_FALSE(a.feasible);
     EXPECT_FALSE(b.feasible);
     EXPECT_TRUE(c.feasible);
-    // r = excess / capacity: 12 and 0.3; cost = 6 * (2 + 10 r).
-    EXPECT_DOUBLE_EQ(a.cost, 6.0 * (2 + 10 * 12.0));
-    EXPECT_DOUBLE_EQ(b.cost, 6.0 * (2 + 10 * 0.3));
+    // r = excess / capacity: 12 and 0.3; cost = B * (2 + 10 r) + 6, where B bounds every feasible
+    // solution's cost, so an infeasible one always ranks behind them.
+    const double B = small.problem().feasibleCostBound;
+    EXPECT_EQ(B, larger.problem().feasibleCostBound);
+    EXPECT_GE(B, 6.0);
+    EXPECT_DOUBLE_EQ(a.cost, B * (2 + 10 * 12.0) + 6.0);
+    EXPECT_DOUBLE_EQ(b.cost, B * (2 + 10 * 0.3) + 6.0);
     EXPECT_DOUBLE_EQ(c.cost, 6.0);
+    EXPECT_GT(b.cost, 2 * B);
     EXPECT_GT(a.cost, b.cost);
     EXPECT_GT(b.cost, c.cost);
 }

@@ -3,7 +3,32 @@
 #include <map>
 #include <stdexcept>
 
+#include "run/Units.h"
+
 namespace graphopt {
+
+std::string PlacementResult::feasibilityText() const {
+    std::string over;
+    for (size_t k = 0; k < overLimitBytes.size(); ++k) {
+        if (overLimitBytes[k] <= 0) continue;
+        const std::string name = k < deviceNames.size() ? deviceNames[k] : "device " + std::to_string(k);
+        over += (over.empty() ? "" : "; ") + name;
+        if (k < deviceCapacityBytes.size()) over += " over its " + humanBytes(double(deviceCapacityBytes[k]));
+        over += " by " + humanBytes(double(overLimitBytes[k]));
+    }
+    if (!over.empty()) return "infeasible: " + over;
+    if (!feasible) return "infeasible";
+    int fullest = -1;
+    double share = 0;
+    for (size_t k = 0; k < deviceCapacityBytes.size() && k < devicePeakBytes.size(); ++k)
+        if (deviceCapacityBytes[k] > 0 && double(devicePeakBytes[k]) / double(deviceCapacityBytes[k]) >= share)
+            share = double(devicePeakBytes[k]) / double(deviceCapacityBytes[k]), fullest = int(k);
+    if (fullest < 0) return "fits";
+    const std::string name = size_t(fullest) < deviceNames.size() ? deviceNames[fullest] : "device";
+    const int pct = int(share * 100 + 0.5);
+    return "fits (fullest: " + name + " at " + (share < 0.01 && share > 0 ? std::string("<1") : std::to_string(pct)) +
+           " % of " + humanBytes(double(deviceCapacityBytes[fullest])) + ")";
+}
 
 nlohmann::json PlacementResult::toJson(bool includeSchedule) const {
     nlohmann::json place = nlohmann::json::object(), ord = nlohmann::json::array(),
@@ -13,6 +38,10 @@ nlohmann::json PlacementResult::toJson(bool includeSchedule) const {
     for (int v : order) ord.push_back(nodeNames.at(v));
     for (size_t k = 0; k < devicePeakBytes.size() && k < deviceNames.size(); ++k)
         peaks[deviceNames[k]] = devicePeakBytes[k];
+    nlohmann::json over = nlohmann::json::object(), caps = nlohmann::json::object();
+    for (size_t k = 0; k < overLimitBytes.size() && k < deviceNames.size(); ++k) over[deviceNames[k]] = overLimitBytes[k];
+    for (size_t k = 0; k < deviceCapacityBytes.size() && k < deviceNames.size(); ++k)
+        caps[deviceNames[k]] = deviceCapacityBytes[k];
     nlohmann::json j = {{"engine", engine},
                         {"objective", objective},
                         {"devices", devices},
@@ -26,6 +55,10 @@ nlohmann::json PlacementResult::toJson(bool includeSchedule) const {
                         {"evaluations", evaluations},
                         {"wall_s", wallS},
                         {"feasible", feasible},
+                        {"over_limit_bytes", over},
+                        {"device_capacity_bytes", caps},
+                        {"throughput_s", throughputS},
+                        {"micro_batches", microBatches},
                         {"cancelled", cancelled},
                         {"count_weights", countWeights},
                         {"placement", place},
@@ -76,6 +109,8 @@ PlacementResult PlacementResult::fromJson(const nlohmann::json& j) {
     r.evaluations = j.value("evaluations", int64_t{0});
     r.wallS = j.value("wall_s", 0.0);
     r.feasible = j.value("feasible", true);
+    r.throughputS = j.value("throughput_s", 0.0);
+    r.microBatches = j.value("micro_batches", 1);
     r.cancelled = j.value("cancelled", false);
     r.countWeights = j.value("count_weights", true);
     r.engineInfo = j.value("engine_info", nlohmann::json::object());
@@ -83,6 +118,11 @@ PlacementResult PlacementResult::fromJson(const nlohmann::json& j) {
     for (size_t k = 0; k < r.deviceNames.size(); ++k) devIndex[r.deviceNames[k]] = int(k);
     if (j.contains("device_peak_bytes"))
         for (const auto& name : r.deviceNames) r.devicePeakBytes.push_back(j["device_peak_bytes"].value(name, int64_t{0}));
+    if (j.contains("over_limit_bytes"))  // runs stored before feasibility was reported have none
+        for (const auto& name : r.deviceNames) r.overLimitBytes.push_back(j["over_limit_bytes"].value(name, int64_t{0}));
+    if (j.contains("device_capacity_bytes"))
+        for (const auto& name : r.deviceNames)
+            r.deviceCapacityBytes.push_back(j["device_capacity_bytes"].value(name, int64_t{0}));
     // Node ids follow the order of the (name-sorted) placement object unless a schedule says otherwise.
     if (j.contains("schedule") && j["schedule"].contains("node_names"))
         r.nodeNames = j["schedule"]["node_names"].get<std::vector<std::string>>();
@@ -103,10 +143,12 @@ PlacementResult PlacementResult::fromJson(const nlohmann::json& j) {
         const auto& s = j["schedule"];
         r.schedule.makespan = s.value("makespan", 0.0);
         for (const auto& o : s.value("ops", nlohmann::json::array()))
-            r.schedule.ops.push_back({o["node"], o["device"], o["start"], o["end"]});
+            r.schedule.ops.push_back({o["node"], o["device"], o["start"], o["end"], o.value("micro_batch", 0)});
+        r.schedule.microBatches = s.value("micro_batches", 1);
         r.schedule.order = s.value("order", std::vector<int>{});
         for (const auto& t : s.value("transfers", nlohmann::json::array()))
-            r.schedule.transfers.push_back({t["tensor"], t["from"], t["to"], t["start"], t["end"], t["bytes"]});
+            r.schedule.transfers.push_back(
+                {t["tensor"], t["from"], t["to"], t["start"], t["end"], t["bytes"], t.value("micro_batch", 0)});
         for (const auto& curve : s.value("memory", nlohmann::json::array())) {
             std::vector<MemoryPoint> c;
             for (const auto& p : curve) c.push_back({p[0].get<double>(), p[1].get<int64_t>()});

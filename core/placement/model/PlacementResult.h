@@ -43,6 +43,9 @@ struct PlacementResult : RunOutcome {
     // wall_s, feasible, cancelled, placement (node name -> device name), order (node names), and
     // with includeSchedule the full schedule (ops, transfers, memory curves).
     nlohmann::json toJson(bool includeSchedule = false) const;
+    // "fits (largest share: gpu0 at 81 % of 16.00 GiB)" or "infeasible: gpu1 over its 16.00 GiB
+    // by 3.20 GiB" (every device over, by name), for summaries and tables.
+    std::string feasibilityText() const;
     static PlacementResult fromJson(const nlohmann::json& j);  // inverse of toJson
     // A placement run's stored result (RunResult: costs, placement, schedule) back as a result.
     static PlacementResult fromRunResult(const RunResult& r);

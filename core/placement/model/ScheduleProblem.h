@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,9 +23,10 @@ PlacementObjective objectiveFromName(const std::string& s);  // throws std::inva
 struct ScheduleOptions {
     PlacementObjective objective = PlacementObjective::Runtime;
     bool countWeights = true;  // weights resident on every device that runs one of their consumers
-    // Infeasible (a device over capacity): cost = base * (infeasibleFactor + excessWeight * r),
-    // r = sum over devices of excess / capacity. Any overflow at least doubles the cost and the
-    // penalty keeps growing with the excess, so the search can climb out.
+    // Infeasible (a device over capacity): cost = B * (infeasibleFactor + excessWeight * r) + base,
+    // r = sum over devices of excess / capacity, B = ScheduleProblem::feasibleCostBound (no
+    // feasible solution costs more). So every infeasible solution ranks behind every feasible one,
+    // and among infeasible ones the cost keeps falling with the excess: the search can climb out.
     double infeasibleFactor = 2.0;
     double excessWeight = 10.0;
     // M micro-batches of the graph flow through the same placement (a GPipe forward pass): each
@@ -33,7 +35,10 @@ struct ScheduleOptions {
 };
 
 struct ScheduleProblem {
+    // Throws std::invalid_argument when a node (or a colocation class) may run on none of the
+    // devices, naming the node and the kinds it needs.
     ScheduleProblem(const Graph& g, const DeviceModel& m, ScheduleOptions options);
+    ScheduleProblem() = default;  // for preparePipeline()
 
     ScheduleOptions options;
     int n = 0;         // nodes
@@ -75,9 +80,51 @@ struct ScheduleProblem {
     std::vector<int> offDiagonalLinks;                   // a*d+b for a != b
     std::vector<int64_t> capacity;                      // d
 
-    // Runtime objective, and on every device all tensors + weights + the largest temporary fit:
-    // no schedule can overflow, so memory never changes the cost.
+    // Every tensor, weight and resident byte plus the largest temporary fits on every device: no
+    // schedule can overflow. With the runtime objective memory then never changes the cost.
+    bool memoryCannotOverflow = false;
     bool runtimeCannotOverflow = false;
+
+    // --- placement constraints (Node::allowedKinds, Node::colocationClass) ---------------------
+    // The decoder repairs a chromosome that breaks them: a colocation class goes where its lowest
+    // node id's keys send it, and a node (or class) takes the device of largest affinity among the
+    // devices it may use (the intersection over the class). Every engine's result therefore
+    // honours them; heuristics also consult allowed() directly.
+    std::vector<uint64_t> allowedMask;  // n: devices the node (its whole class) may run on
+    std::vector<int> colocatedWith;     // n: the lowest node id of its class (itself without one)
+    bool constrained = false;
+    bool allowed(int v, int k) const { return (allowedMask[v] >> k) & 1; }
+
+    std::vector<int64_t> residentBytes;  // n: Node::residentBytes, on its device for the whole run
+    bool anyResident = false;
+    // Given transfer times (Tensor::transferCostS), per local tensor; < 0 = the link model.
+    std::vector<double> tensorTransferS;
+    bool givenTransfers = false;
+    std::vector<uint8_t> paysTransfers;  // d: DeviceSpec::paysTransfers (the max-load's rule)
+    // Seconds to move local tensor t from device a to device b (a != b).
+    double transferS(int t, int a, int b) const {
+        const double given = givenTransfers ? tensorTransferS[t] : -1.0;
+        return given >= 0 ? given : linkLatency[a * d + b] + double(tensorBytes[t]) * linkInvBandwidth[a * d + b];
+    }
+
+    // --- micro-batches (ScheduleOptions::microBatches = M > 1) ---------------------------------
+    // The problem the simulator decodes: M copies of every node (copy m of node v is node m*n + v),
+    // of every node output and graph input, sharing the weights and each node's resident bytes.
+    // Built by preparePipeline() once the op costs are final; null for M = 1. The engines and
+    // heuristics read this problem (one micro-batch); only the simulator reads the pipeline.
+    std::shared_ptr<const ScheduleProblem> pipeline;
+    std::vector<int> tensorMicroBatch;  // numTensors of a pipeline problem; empty otherwise
+    void preparePipeline();
+
+    // At least the cost of any feasible solution under the objective: for running time the sum
+    // over ops of their slowest device's cost plus every transfer on every link (a list schedule
+    // always has a device or a link busy), for peak memory the largest capacity, for the max-load
+    // every op's slowest cost plus every transfer paid by every device.
+    double feasibleCostBound = 0;
+    double penalized(double base, double excess) const {
+        return excess == 0 ? base : feasibleCostBound * (options.infeasibleFactor + options.excessWeight * excess) + base;
+    }
+    void computeCostBound();
 
     int edgesTotal() const { return static_cast<int>(consNodes.size() + ctrlSucc.size()); }
 };

@@ -135,28 +135,142 @@ ScheduleSimulator::ScheduleSimulator(std::shared_ptr<const ScheduleProblem> prob
     readyHeap_.resize(d);
     staged_.resize(d);
     pendingHeap_.resize(d);
+    load_.resize(d);
+    mask_.resize(nt);
+    if (P.pipeline) {
+        pipeline_ = std::make_unique<ScheduleSimulator>(P.pipeline);
+        expanded_.resize(size_t(P.pipeline->n) * (d + 1));
+    }
 }
 
 ScheduleCosts ScheduleSimulator::evaluate(std::span<const double> keys) {
     if (keys.size() != keyCount()) throw std::invalid_argument("ScheduleSimulator: wrong number of keys");
-    return fast(keys.data());
-}
-
-ScheduleCosts ScheduleSimulator::fast(const double* keys) {
-    // Runtime objective and no device can overflow whatever the schedule: the peak cannot change
-    // the cost, so the runtime-only decoder runs (no memory accounting, no transfer events).
-    if (p_->d == 2) {
-        if (p_->runtimeCannotOverflow) return runtimeOnly<2>(keys);
-        return run<false, 2>(keys, nullptr);
-    }
-    if (p_->runtimeCannotOverflow) return runtimeOnly<0>(keys);
-    return run<false, 0>(keys, nullptr);
+    return decode(keys.data(), nullptr, true);
 }
 
 ScheduleCosts ScheduleSimulator::simulate(std::span<const double> keys, ScheduleDetail* detail) {
     if (keys.size() != keyCount()) throw std::invalid_argument("ScheduleSimulator: wrong number of keys");
-    if (!detail) return run<false, 0>(keys.data(), nullptr);
-    return run<true, 0>(keys.data(), detail);
+    return decode(keys.data(), detail, false);
+}
+
+ScheduleCosts ScheduleSimulator::decode(const double* keys, ScheduleDetail* detail, bool maySkipMemory) {
+    const ScheduleProblem& P = *p_;
+    const bool throughput = P.options.objective == PlacementObjective::Throughput;
+    ScheduleCosts c;
+    if (pipeline_) {
+        const double* ex = expandToPipeline(keys);
+        if (throughput && maySkipMemory && P.memoryCannotOverflow) {
+            c.makespan = 0;  // the max-load needs no schedule
+            c.memoryTracked = false;
+        } else {
+            c = pipeline_->decode(ex, detail, maySkipMemory);
+        }
+        if (detail) {
+            // Copy m of node v is node m*n + v of the pipeline; the order keeps micro-batch 0.
+            const int n = P.n;
+            for (auto& op : detail->ops) {
+                op.microBatch = op.node / n;
+                op.node %= n;
+            }
+            std::erase_if(detail->order, [n](int u) { return u >= n; });
+            detail->microBatches = P.options.microBatches;
+        }
+    } else if (throughput && maySkipMemory && P.memoryCannotOverflow) {
+        for (int v = 0; v < P.n; ++v) dev_[v] = decodeKeys(keys + size_t(v) * (P.d + 1), P.d).device;
+        if (P.constrained) repairPlacement(keys, dev_.data());
+        c.memoryTracked = false;
+    } else if (detail) {
+        c = run<true, 0>(keys, detail);
+    } else if (maySkipMemory) {
+        c = fast(keys);
+    } else {
+        c = run<false, 0>(keys, nullptr);
+    }
+    finishObjective(c);
+    return c;
+}
+
+void ScheduleSimulator::finishObjective(ScheduleCosts& c) {
+    if (p_->options.objective != PlacementObjective::Throughput) return;
+    c.throughputS = maxLoad(dev_);
+    c.cost = p_->penalized(c.throughputS, c.excess);
+}
+
+const double* ScheduleSimulator::expandToPipeline(const double* keys) {
+    const ScheduleProblem& P = *p_;
+    const int n = P.n, d = P.d, M = P.options.microBatches;
+    for (int v = 0; v < n; ++v) {
+        const NodeKeys nk = decodeKeys(keys + size_t(v) * (d + 1), d);
+        dev_[v] = nk.device;
+        prio_[v] = std::min(nk.priority, 1.0);
+    }
+    if (P.constrained) repairPlacement(keys, dev_.data());
+    std::fill(expanded_.begin(), expanded_.end(), 0.0);
+    for (int mb = 0; mb < M; ++mb)
+        for (int v = 0; v < n; ++v) {
+            double* kv = expanded_.data() + (size_t(mb) * n + v) * (d + 1);
+            kv[dev_[v]] = 1.0;
+            kv[d] = 2.0 * (M - 1 - mb) + prio_[v];
+        }
+    return expanded_.data();
+}
+
+void ScheduleSimulator::repairPlacement(const double* keys, int* dev) const {
+    const ScheduleProblem& P = *p_;
+    const int d = P.d;
+    for (int v = 0; v < P.n; ++v) {
+        const int rep = P.colocatedWith[v];
+        if (rep != v) {  // the class's lowest node id came first and decided
+            dev[v] = dev[rep];
+            continue;
+        }
+        const uint64_t mask = P.allowedMask[v];
+        if ((mask >> dev[v]) & 1) continue;
+        const double* kv = keys + size_t(v) * (d + 1);
+        int best = -1;
+        for (uint64_t m = mask; m; m &= m - 1) {
+            const int k = std::countr_zero(m);
+            if (best < 0 || kv[k] > kv[best]) best = k;
+        }
+        dev[v] = best;
+    }
+}
+
+double ScheduleSimulator::maxLoad(std::span<const int> placement) {
+    const ScheduleProblem& P = *p_;
+    const int d = P.d;
+    if (int(placement.size()) != P.n) throw std::invalid_argument("maxLoad: the placement must cover every node");
+    std::fill(load_.begin(), load_.end(), 0.0);
+    for (int v = 0; v < P.n; ++v) load_[placement[v]] += P.opCost[size_t(v) * d + placement[v]];
+    for (int t = 0; t < P.firstInput; ++t) {
+        const int src = placement[P.tensorProducer[t]];
+        uint64_t to = 0;
+        for (int i = P.consStart[t]; i < P.consStart[t + 1]; ++i) to |= uint64_t(1) << placement[P.consNodes[i]];
+        to &= ~(uint64_t(1) << src);
+        if (!to) continue;
+        double slowest = 0;
+        for (; to; to &= to - 1) {
+            const int k = std::countr_zero(to);
+            const double x = P.transferS(t, src, k);
+            if (P.paysTransfers[k]) load_[k] += x;
+            slowest = std::max(slowest, x);
+        }
+        if (P.paysTransfers[src]) load_[src] += slowest;
+    }
+    return *std::max_element(load_.begin(), load_.end());
+}
+
+ScheduleCosts ScheduleSimulator::fast(const double* keys) {
+    // Runtime objective and no device can overflow whatever the schedule: the peak cannot change
+    // the cost, so the runtime-only decoder runs (no memory accounting, no transfer events). It
+    // knows neither constraints nor given transfer times: problems with them take run<>.
+    const bool skipMemory = p_->runtimeCannotOverflow && !p_->constrained && !p_->givenTransfers;
+    if (p_->d == 2) {
+        if (skipMemory) return runtimeOnly<2>(keys);
+        return run<false, 2>(keys, nullptr);
+    }
+    if (skipMemory) return runtimeOnly<0>(keys);
+    return run<false, 0>(keys, nullptr);
 }
 
 ScheduleCosts ScheduleSimulator::evaluatePlacement(std::span<const int> placement, std::span<const int> order,
@@ -170,8 +284,7 @@ ScheduleCosts ScheduleSimulator::evaluatePlacement(std::span<const int> placemen
         keyScratch_[size_t(v) * (d + 1) + placement[v]] = 1.0;
     }
     for (int r = 0; r < n; ++r) keyScratch_[size_t(order[r]) * (d + 1) + d] = 1.0 - double(r) / n;
-    if (detail) return run<true, 0>(keyScratch_.data(), detail);
-    return run<false, 0>(keyScratch_.data(), nullptr);
+    return decode(keyScratch_.data(), detail, false);
 }
 
 template <bool Record, int D>
@@ -195,6 +308,7 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
         dev[v] = nk.device;
         prio_[v] = nk.priority;
     }
+    if (P.constrained) repairPlacement(keys, dev);
     // Consumers per (tensor, device) and the releases each copy waits for.
     {
         std::fill(count_.begin(), count_.end(), 0);
@@ -243,6 +357,8 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
                 }
             }
     }
+    if (P.anyResident)
+        for (int v = 0; v < n; ++v) level[dev[v]] += P.residentBytes[v];
     for (int k = 0; k < d; ++k) {
         peak[k] = level[k];
         if constexpr (Record) detail->memory[k].push_back({0.0, level[k]});
@@ -375,7 +491,10 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
                     const int l = k * d + k2;
                     double& free = linkFree_[l];
                     const double start = free > now ? free : now;
-                    const double end = start + P.linkLatency[l] + double(P.tensorBytes[t]) * P.linkInvBandwidth[l];
+                    // The same arithmetic, in the same order, as runtimeOnly(): costs stay bit-identical.
+                    const double given = P.givenTransfers ? P.tensorTransferS[t] : -1.0;
+                    const double end = given >= 0 ? start + given
+                                                  : start + P.linkLatency[l] + double(P.tensorBytes[t]) * P.linkInvBandwidth[l];
                     free = end;
                     xf[nx] = {start, end, int64_t(t) * d + k2, -1};
                     if (linkArrive[l] >= 0)
@@ -387,7 +506,8 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
                     }
                     linkTail[l] = nx++;
                     if constexpr (Record)
-                        detail->transfers.push_back({P.tensorGraphId[t], k, k2, start, end, P.tensorBytes[t]});
+                        detail->transfers.push_back({P.tensorGraphId[t], k, k2, start, end, P.tensorBytes[t],
+                                                     P.tensorMicroBatch.empty() ? 0 : P.tensorMicroBatch[t]});
                 }
                 if (pending[t * d + k] == 0 && !P.tensorIsOutput[t]) release(k, P.tensorBytes[t], now);
             }
@@ -419,9 +539,10 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
         out.peakBytes = std::max(out.peakBytes, peak[k]);
         if (peak[k] > P.capacity[k]) excess += double(peak[k] - P.capacity[k]) / double(P.capacity[k]);
     }
-    const double base = P.options.objective == PlacementObjective::Runtime ? makespan : double(out.peakBytes);
+    const double base = P.options.objective == PlacementObjective::Memory ? double(out.peakBytes) : makespan;
     out.feasible = excess == 0;
-    out.cost = out.feasible ? base : base * (P.options.infeasibleFactor + P.options.excessWeight * excess);
+    out.excess = excess;
+    out.cost = P.penalized(base, excess);
     if constexpr (Record) {
         detail->makespan = makespan;
         detail->devicePeakBytes.assign(peak_.begin(), peak_.end());

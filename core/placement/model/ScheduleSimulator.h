@@ -44,6 +44,8 @@ struct ScheduleCosts {
     int64_t peakBytes = 0;
     bool feasible = true;
     bool memoryTracked = true;  // false: evaluate() skipped the peak (see runtimeCannotOverflow)
+    double excess = 0;          // sum over devices of (peak - capacity) / capacity where over
+    double throughputS = 0;     // the max-load, with the throughput objective (else 0)
 };
 
 class ScheduleSimulator {
@@ -64,9 +66,16 @@ public:
     ScheduleCosts evaluatePlacement(std::span<const int> placement, std::span<const int> order,
                                     ScheduleDetail* detail = nullptr);
 
-    // Of the last decoding.
-    std::span<const int64_t> devicePeaks() const { return peak_; }
+    // Of the last decoding (with micro-batches: the peaks of the whole pipeline).
+    std::span<const int64_t> devicePeaks() const { return pipeline_ ? pipeline_->devicePeaks() : std::span<const int64_t>(peak_); }
     std::span<const int> placement() const { return dev_; }
+
+    // The max-load of a placement (device per node), the throughput objective: each device's
+    // load is the time of its ops plus communication; a tensor that leaves its device costs its
+    // transfer time once to the sending device and once to each device that receives it, except
+    // that a device with paysTransfers false (host memory) pays none (NeurIPS 2020; the
+    // workloads' README). With a link model, the sender pays the slowest of its copies.
+    double maxLoad(std::span<const int> placement);
 
 private:
     struct Transfer {
@@ -85,13 +94,24 @@ private:
         double at;
         int node;
     };
+    ScheduleCosts decode(const double* keys, ScheduleDetail* detail, bool maySkipMemory);
     ScheduleCosts fast(const double* keys);
+    // Applies the problem's constraints to the decoded devices (see ScheduleProblem).
+    void repairPlacement(const double* keys, int* dev) const;
+    // Micro-batches: the original placement and priorities as one-hot keys of the pipeline problem
+    // (copy m of a node before copy m + 1 on its device: priority 2(M - 1 - m) + p, p in [0, 1]).
+    const double* expandToPipeline(const double* keys);
+    void finishObjective(ScheduleCosts& c);
     template <bool Record, int D>
     ScheduleCosts run(const double* keys, ScheduleDetail* detail);
     template <int D>
     ScheduleCosts runtimeOnly(const double* keys);
 
     std::shared_ptr<const ScheduleProblem> p_;
+    std::unique_ptr<ScheduleSimulator> pipeline_;  // decodes p_->pipeline
+    std::vector<double> expanded_;                 // keys of the pipeline problem
+    std::vector<double> load_;                     // per device, maxLoad()
+    std::vector<uint64_t> mask_;                   // per tensor, maxLoad()
     // Buffers reused by every decoding.
     std::vector<int> dev_;
     std::vector<double> prio_;  // doubles: keys 1e-9 apart are still ordered

@@ -317,8 +317,8 @@ PolicyFile readPolicyFile(const std::string& path) {
     } catch (const std::exception& e) {
         throw std::invalid_argument(path + ": bad policy file (" + e.what() + ")");
     }
-    if (f.objective != "runtime" && f.objective != "memory")
-        throw std::invalid_argument(path + ": bad policy file (objective must be runtime or memory)");
+    if (f.objective != "runtime" && f.objective != "memory" && f.objective != "throughput")
+        throw std::invalid_argument(path + ": bad policy file (objective must be runtime, memory or throughput)");
     return f;
 }
 
