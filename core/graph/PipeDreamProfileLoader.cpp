@@ -88,7 +88,9 @@ public:
         if (const size_t stage = text.find(kSeparator); stage != std::string_view::npos) {
             std::string_view rest = trim(text.substr(stage + kSeparator.size()));
             if (rest.substr(0, 9) != "stage_id=") fail(line, "expected 'stage_id=S' after the layer's figures");
-            layer.stage = static_cast<int64_t>(number(rest.substr(9), line, "stage_id"));
+            const double id = number(rest.substr(9), line, "stage_id");
+            if (id > 1e9 || id != std::floor(id)) fail(line, "stage_id: '" + std::string(rest.substr(9)) + "' is not a stage");
+            layer.stage = static_cast<int64_t>(id);
             text = text.substr(0, stage);
         }
         static const char* const keys[] = {"forward_compute_time", "backward_compute_time", "activation_size",
@@ -181,7 +183,9 @@ Graph loadProfileFile(const std::string& path, bool training) {
             layer.line = lineNo;
             layer.id = std::string(trim(line.substr(0, first)));
             if (layer.id.empty()) p.fail(lineNo, "a layer without its id before ' -- '");
-            layer.description = first == statsAt ? std::string() : std::string(trim(line.substr(first + kSeparator.size(), statsAt - first - kSeparator.size())));
+            // (The id's " -- " and the figures' may share a space: "nodeN -- -- forward...".)
+            if (statsAt >= first + kSeparator.size())
+                layer.description = std::string(trim(line.substr(first + kSeparator.size(), statsAt - first - kSeparator.size())));
             p.stats(line.substr(statsAt + kSeparator.size()), layer);
             if (!indexOf.emplace(layer.id, static_cast<int>(layers.size())).second)
                 p.fail(lineNo, "layer '" + layer.id + "' is listed twice (first on line " +

@@ -274,6 +274,12 @@ TEST(PipeDreamProfile, MalformedFilesAreRefusedWithOneLineNamingTheFileAndTheRea
                  "\tnode2 -- node3\n\tnode3 -- node2\n",
          "cycle"},
         {a, "every layer is an input"},
+        {a + "node2 -- X -- forward_compute_time=1, backward_compute_time=1, activation_size=1, parameter_size=0 -- stage_id=1e300\n",
+         "is not a stage"},
+        {a + "node2 -- X -- forward_compute_time=1, backward_compute_time=1, activation_size=1, parameter_size=0 -- stage=1\n",
+         "expected 'stage_id=S'"},
+        {a + "node2 -- -- forward_compute_time=1, backward_compute_time=1, activation_size=[], parameter_size=0\n",
+         "is not a number"},
     };
     for (const auto& [text, expected] : cases) {
         SCOPED_TRACE(text);
