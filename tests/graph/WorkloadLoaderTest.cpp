@@ -173,6 +173,21 @@ TEST(NeuripsWorkload, MalformedFilesAreRefusedWithOneLineNamingTheFileAndTheReas
     }
 }
 
+// The loader repeats DeviceModel's device limit (core/graph cannot include placement headers).
+TEST(NeuripsWorkload, AsManyDevicesAsTheDeviceModelTakesAndNoMore) {
+    TempDir dir;
+    auto text = [](int k, int l) {
+        return R"({"maxSizePerFPGA": 10, "maxFPGAs": )" + std::to_string(k) + R"(, "maxCPUs": )" + std::to_string(l) +
+               R"(, "nodes": [{"id": 1, "supportedOnFpga": 1, "cpuLatency": 1, "fpgaLatency": 1, "isBackwardNode": 0}], "edges": []})";
+    };
+    writeBytes(dir.file("max.json"), text(DeviceModel::kMaxDevices - 8, 8));
+    const auto m = DeviceModel::fromGraph(loadNeuripsWorkload(dir.file("max.json")));
+    ASSERT_TRUE(m.has_value());
+    EXPECT_EQ(m->deviceCount(), DeviceModel::kMaxDevices);
+    writeBytes(dir.file("over.json"), text(DeviceModel::kMaxDevices - 8, 9));
+    EXPECT_THROW(loadNeuripsWorkload(dir.file("over.json")), GraphError);
+}
+
 TEST(NeuripsWorkload, NamesThatAreNotUniqueFallBackToTheId) {
     TempDir dir;
     const std::string text = R"({"maxSizePerFPGA": 10, "maxFPGAs": 1, "maxCPUs": 0, "nodes": [
