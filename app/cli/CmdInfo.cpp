@@ -77,6 +77,10 @@ int cmdInfo(const ArgList& argv) {
     const std::optional<DeviceModel> devices = DeviceModel::fromGraph(g);
     const auto warning = g.metadata.find("warning");
     const auto mode = g.metadata.find("pipedream.mode");
+    // What the nodes hold on their device for the whole run (a workload's weights and state,
+    // stashed activations); validate() bounds the sum.
+    int64_t resident = 0;
+    for (const auto& n : g.nodes()) resident += n.residentBytes;
 
     if (args.has("json")) {
         nlohmann::json j;
@@ -100,6 +104,7 @@ int cmdInfo(const ArgList& argv) {
         if (const std::string w = known.warning(); !w.empty()) j["warning"] = w;
         if (warning != g.metadata.end()) j["file_warning"] = warning->second;
         if (devices) j["devices"] = devices->toJson();
+        j["resident_bytes"] = resident;
         if (mode != g.metadata.end()) j["costs"] = mode->second;
         if (auto it = g.metadata.find("onnx.input_dims"); it != g.metadata.end()) j["input_dims_set"] = it->second;
         if (auto it = g.metadata.find("onnx.folded_nodes"); it != g.metadata.end())
@@ -114,8 +119,10 @@ int cmdInfo(const ArgList& argv) {
               << " G (multiply-add = 2)\n"
               << "  activation bytes  " << humanBytes(static_cast<double>(g.activationBytes())) << "\n"
               << "  weight bytes      " << humanBytes(static_cast<double>(g.weightBytes())) << " in " << weights
-              << " tensors\n"
-              << "  inputs / outputs  " << inputs << " / " << outputs << "\n";
+              << " tensors\n";
+    if (resident > 0)
+        std::cout << "  resident bytes    " << humanBytes(static_cast<double>(resident)) << " (held by the nodes for the whole run)\n";
+    std::cout << "  inputs / outputs  " << inputs << " / " << outputs << "\n";
     if (devices) std::cout << "  devices           " << describeDevices(*devices) << " (from the file)\n";
     if (mode != g.metadata.end())
         std::cout << "  costs             " << mode->second
