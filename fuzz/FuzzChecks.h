@@ -165,6 +165,31 @@ inline void checkCostGraph(const std::string& path) { checkGraphLoader(path, loa
 inline void checkDot(const std::string& path) { checkGraphLoader(path, loadDot); }
 inline void checkJsonGraph(const std::string& path) { checkGraphLoader(path, loadJson); }
 
+// The partitioning workloads. A NeurIPS 2020 file brings its own machine: the device setup it
+// wrote must be one DeviceModel accepts, and the graph is scheduled on it as `graphopt place` does.
+inline void checkNeurips(const std::string& path) {
+    std::optional<Graph> g;
+    try {
+        g.emplace(loadNeuripsWorkload(path));
+    } catch (const GraphError&) {
+        return;
+    }
+    std::optional<DeviceModel> own;
+    try {
+        own = DeviceModel::fromGraph(*g);
+    } catch (const std::invalid_argument& e) {
+        throw Finding(std::string("a loaded workload's device setup is refused: ") + e.what());
+    }
+    if (!own) throw Finding("a loaded NeurIPS workload has no device setup");
+    exerciseGraph(*g, scratchPath());
+    simulate(*g, *own);
+}
+// A PipeDream profile, read for inference and for training (the same lines, other costs).
+inline void checkPipeDream(const std::string& path) {
+    checkGraphLoader(path, [](const std::string& p) { return loadPipeDreamProfile(p, false); });
+    checkGraphLoader(path, [](const std::string& p) { return loadPipeDreamProfile(p, true); });
+}
+
 // Device model files (`--devices FILE`): std::invalid_argument is the refusal. An accepted model's
 // JSON form must load again, and a small graph is placed on it.
 inline void checkDevices(const std::string& path) {

@@ -40,6 +40,8 @@ case "$target" in
   costgraph) copyAll data "$root"/tests/data/costgraph/*.pbtxt ;;
   dot) copyAll data "$root"/tests/data/dot/*.dot ;;
   json_graph) ;;
+  neurips) copyAll data "$root"/tests/data/workloads/*.json ;;
+  pipedream) copyAll data "$root"/tests/data/workloads/*.txt ;;
   devices) ;;
   policy) copyAll shipped "$root"/resources/policies/*.json ;;
   tuner_params) ;;

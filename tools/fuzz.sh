@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 seconds=${1:-20}
 shift || true
-all=(onnx costgraph dot json_graph devices policy tuner_params)
+all=(onnx costgraph dot json_graph neurips pipedream devices policy tuner_params)
 targets=("${@:-${all[@]}}")
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 work=${FUZZ_WORK_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/graphopt-fuzz.XXXXXX")}

@@ -36,6 +36,8 @@ public:
 
     // Given on the command line (defaults do not count).
     bool has(const std::string& flag) const;
+    // The command describes this option (shared helpers read options some commands lack).
+    bool declares(const std::string& flag) const { return spec_.find(flag) != nullptr; }
     // The value given, else the option's default; nullopt when neither.
     std::optional<std::string> get(const std::string& flag) const;
     // Every value given, in order (an option given several times, e.g. --input-shape).

@@ -16,7 +16,7 @@ CommandSpec convertCommand() {
     return {"convert",
             "MODEL OUT.json",
             "Reads a model in any format and writes it as native JSON (shapes, FLOPs and metadata included)",
-            {{"quiet", "", "", "print nothing on success"}, modelShapeOptions()[0], modelShapeOptions()[1]},
+            {{"quiet", "", "", "print nothing on success"}, modelShapeOptions()[0], modelShapeOptions()[1], trainingOption()},
             {"graphopt convert resources/models/transformer_encoder.onnx /tmp/transformer.json"}};
 }
 

@@ -4,6 +4,7 @@
 #include <sstream>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +14,7 @@
 #include "run/Units.h"
 #include "graph/GraphCompleteness.h"
 #include "graph/Loaders.h"
+#include "placement/model/DeviceModel.h"
 
 namespace graphopt::cli {
 
@@ -24,8 +26,37 @@ CommandSpec infoCommand() {
                      {"graphopt info resources/models/resnet18.onnx --json",
                       "graphopt info resources/models/transformer_encoder.onnx --input-shape input=64x8x256"}};
     for (auto& o : modelShapeOptions()) spec.options.push_back(o);
+    spec.options.push_back(trainingOption());
+    spec.examples.push_back("graphopt info tests/data/workloads/two_accelerators.json");
     return spec;
 }
+
+namespace {
+
+// "6 accelerators of 16.0 GiB (acc0 .. acc5), 1 CPU (cpu0, memory not limited)": the devices a
+// workload brings, by kind, in their order.
+std::string describeDevices(const DeviceModel& m) {
+    std::vector<std::string> kinds;
+    for (const auto& d : m.devices)
+        if (std::find(kinds.begin(), kinds.end(), d.kind) == kinds.end()) kinds.push_back(d.kind);
+    std::string out;
+    for (const auto& kind : kinds) {
+        std::vector<const DeviceSpec*> of;
+        for (const auto& d : m.devices)
+            if (d.kind == kind) of.push_back(&d);
+        const bool sameMemory = std::all_of(of.begin(), of.end(), [&](auto* d) { return d->memoryBytes == of[0]->memoryBytes; });
+        const bool unlimited = of[0]->memoryBytes >= kMaxGraphBytes;
+        std::string word = kind == "cpu" ? "CPU" : kind;
+        out += (out.empty() ? "" : ", ") + std::to_string(of.size()) + " " + word + (of.size() == 1 ? "" : "s");
+        if (sameMemory && !unlimited) out += " of " + humanBytes(double(of[0]->memoryBytes));
+        out += " (" + of[0]->name + (of.size() > 2 ? " .. " : of.size() == 2 ? ", " : "") +
+               (of.size() > 1 ? of.back()->name : "") + (sameMemory && unlimited ? ", memory not limited" : "") +
+               (of[0]->paysTransfers ? "" : ", pays no transfers") + ")";
+    }
+    return out;
+}
+
+}  // namespace
 
 int cmdInfo(const ArgList& argv) {
     const CommandSpec spec = infoCommand();
@@ -42,6 +73,14 @@ int cmdInfo(const ArgList& argv) {
         outputs += t.isGraphOutput;
     }
     const GraphCompleteness known = graphCompleteness(g);
+    // A workload that brings its machine (a NeurIPS 2020 file): `place` uses it unless --devices.
+    const std::optional<DeviceModel> devices = DeviceModel::fromGraph(g);
+    const auto warning = g.metadata.find("warning");
+    const auto mode = g.metadata.find("pipedream.mode");
+    // What the nodes hold on their device for the whole run (a workload's weights and state,
+    // stashed activations); validate() bounds the sum.
+    int64_t resident = 0;
+    for (const auto& n : g.nodes()) resident += n.residentBytes;
 
     if (args.has("json")) {
         nlohmann::json j;
@@ -63,6 +102,10 @@ int cmdInfo(const ArgList& argv) {
         j["tensors_without_shape"] = known.tensorsWithoutShape;
         j["tensors"] = known.tensors;
         if (const std::string w = known.warning(); !w.empty()) j["warning"] = w;
+        if (warning != g.metadata.end()) j["file_warning"] = warning->second;
+        if (devices) j["devices"] = devices->toJson();
+        j["resident_bytes"] = resident;
+        if (mode != g.metadata.end()) j["costs"] = mode->second;
         if (auto it = g.metadata.find("onnx.input_dims"); it != g.metadata.end()) j["input_dims_set"] = it->second;
         if (auto it = g.metadata.find("onnx.folded_nodes"); it != g.metadata.end())
             j["folded_nodes"] = std::stoll(it->second);
@@ -76,9 +119,16 @@ int cmdInfo(const ArgList& argv) {
               << " G (multiply-add = 2)\n"
               << "  activation bytes  " << humanBytes(static_cast<double>(g.activationBytes())) << "\n"
               << "  weight bytes      " << humanBytes(static_cast<double>(g.weightBytes())) << " in " << weights
-              << " tensors\n"
-              << "  inputs / outputs  " << inputs << " / " << outputs << "\n"
-              << "  op types:\n";
+              << " tensors\n";
+    if (resident > 0)
+        std::cout << "  resident bytes    " << humanBytes(static_cast<double>(resident)) << " (held by the nodes for the whole run)\n";
+    std::cout << "  inputs / outputs  " << inputs << " / " << outputs << "\n";
+    if (devices) std::cout << "  devices           " << describeDevices(*devices) << " (from the file)\n";
+    if (mode != g.metadata.end())
+        std::cout << "  costs             " << mode->second
+                  << (mode->second == "training" ? " (forward + backward time, activations stashed)" : " (forward time)")
+                  << "\n";
+    std::cout << "  op types:\n";
     std::vector<std::pair<std::string, int>> sorted(ops.begin(), ops.end());
     std::stable_sort(sorted.begin(), sorted.end(), [](auto& a, auto& b) { return a.second > b.second; });
     for (const auto& [op, count] : sorted) std::cout << "    " << std::left << std::setw(24) << op << count << "\n";
@@ -94,6 +144,7 @@ int cmdInfo(const ArgList& argv) {
         std::cout << " (counted as 0)\n";
     }
     if (const std::string w = known.warning(); !w.empty()) std::cerr << path << ": " << w << "\n";
+    if (warning != g.metadata.end()) std::cerr << path << ": " << warning->second << "\n";
     return 0;
 }
 

@@ -3,6 +3,7 @@
 // too), evaluations and wall time; --json prints the result object instead.
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -15,6 +16,7 @@
 #include "StoreOptions.h"
 #include "graph/Loaders.h"
 #include "placement/PlacementEngines.h"
+#include "placement/PlacementExport.h"
 #include "placement/PlacementRun.h"
 #include "run/RecordedRun.h"
 
@@ -38,7 +40,10 @@ CommandSpec placeCommand() {
                            std::string s;
                            for (const auto& p : DeviceModel::presetNames()) s += (s.empty() ? "" : ", ") + p;
                            return s;
-                       }() + ") or a device JSON file"},
+                       }() + ") or a device JSON file",
+                       {},
+                       std::string("the model's own devices (a NeurIPS 2020 workload), else ") +
+                           DeviceModel::defaultPresetName()},
                       {"budget", "EVALS", "5000", "decoder evaluations"},
                       {"seed", "S", "1", "random seed"},
                       {"threads", "T", "0", "worker threads (0 = all cores)"},
@@ -51,12 +56,18 @@ CommandSpec placeCommand() {
                       {"no-weights", "", "", "do not count weights in device memory (params.count_weights = false)"},
                       {"schedule", "", "", "with --json: include the full schedule"},
                       {"json", "", "", "print the result as JSON"},
+                      {"export", "FILE", "", "write the placement for other tools: node -> device and each device's order"},
+                      {"export-format", "F", "graphopt",
+                       "--export's format: graphopt (docs/formats.md) or neurips (the NeurIPS 2020 package's split; "
+                       "NeurIPS workloads only)",
+                       {"graphopt", "neurips"}},
                       noStoreOption(),
                       dbOption()},
                      {"graphopt place resources/models/resnet18.onnx --engine regal --objective memory",
                       "graphopt place resources/models/inception_v3.onnx --engine brkga --params '{\"population\": 200}'",
                       "graphopt place resources/models/transformer_encoder.onnx --batch 32 --devices 4xgpu-nvlink"}};
     for (auto& o : modelShapeOptions()) spec.options.insert(spec.options.end() - 2, o);  // before --no-store, --db
+    spec.options.insert(spec.options.end() - 2, trainingOption());
     spec.details = "engines:\n";
     for (const auto& d : placementEngineDescriptions()) {
         spec.details += "  " + d.name + ": " + d.summary + "\n";
@@ -88,9 +99,19 @@ int cmdPlace(const ArgList& argv) {
     if (args.has("policy")) spec.params["policy"] = args.require("policy");
     const LoadOptions inputs = loadOptionsFrom(args);
 
-    DeviceModel devices = DeviceModel::load(spec.devices);  // fail on a bad preset before loading
+    const std::string exportPath = args.has("export") ? args.require("export") : std::string();
+    const PlacementExportFormat exportFormat = placementExportFormatFromName(args.require("export-format"));
+
+    // --devices given: fail on a bad preset before loading; else the graph's own devices when it
+    // brings them (a NeurIPS 2020 workload), else the default preset.
+    std::optional<DeviceModel> given;
+    if (args.has("devices")) given = DeviceModel::load(spec.devices);
     // The stored run records the input dimensions set here (RunSpec::inputDims, from the graph).
     const Graph g = loadGraph(path, inputs);
+    std::optional<DeviceModel> own = given ? std::nullopt : DeviceModel::fromGraph(g);
+    if (own) spec.devices = own->name;
+    DeviceModel devices = given ? *given : own ? *own : DeviceModel::load(spec.devices);
+    if (!exportPath.empty()) checkPlacementExportable(g, devices, exportFormat);  // before the run, not after
     const auto inputDims = g.metadata.find("onnx.input_dims");
     PlacementRun run(g, spec, devices, path);  // refuses a bad engine parameter before anything is stored
     // Recorded in the run store (--db PATH, default in the XDG data folder) unless --no-store;
@@ -99,6 +120,7 @@ int cmdPlace(const ArgList& argv) {
     InterruptScope interrupt;
     const PlacementResult r = runOrFail([&] { return recorded.executeAs<PlacementResult>({}, interrupt.token()); });
     const int status = interrupt.interrupted() ? kExitInterrupted : 0;
+    if (!exportPath.empty()) writePlacementExport(exportPath, g, devices, r, exportFormat);
 
     if (args.has("json")) {
         nlohmann::json j = r.toJson(args.has("schedule"));
@@ -146,7 +168,10 @@ int cmdPlace(const ArgList& argv) {
     else
         std::cout << "cost:         infeasible\n";
     std::cout << "evaluations:  " << r.evaluations << "\n";
-    std::cout << "wall time:    " << humanSeconds(r.wallS) << (r.cancelled ? " (cancelled)" : "") << "\n";
+    std::cout << "wall time:    " << humanSeconds(r.wallS) << (r.cancelled ? " (cancelled)" : "") << "
+";
+    if (!exportPath.empty()) std::cout << "exported:     " << exportPath << "
+";
     if (recorded.runId())
         std::cout << "recorded:     run " << *recorded.runId() << " in " << recorded.databasePath() << "\n";
     return status;

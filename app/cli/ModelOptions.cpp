@@ -10,8 +10,15 @@ std::vector<OptionSpec> modelShapeOptions(const std::string& which) {
              which + ": the whole shape of input NAME (repeatable); shapes are re-inferred from it", {}, ""}};
 }
 
+OptionSpec trainingOption() {
+    return {"training", "", "",
+            "PipeDream profiles: a layer costs its forward plus backward time and keeps its activation for the "
+            "backward pass (default: inference, forward time only)", {}, ""};
+}
+
 LoadOptions loadOptionsFrom(const Args& args) {
     LoadOptions o;
+    o.training = args.declares("training") && args.has("training");
     if (args.has("batch")) o.batch = args.getInt("batch", 1, 1 << 20);
     for (const std::string& item : args.getAll("input-shape")) {
         const size_t eq = item.find('=');

@@ -15,7 +15,10 @@ namespace graphopt::cli {
 // The two option descriptions, for a command's spec. `which` names the models they apply to in
 // the help ("ONNX": the command's model; "ONNX test graphs", ...).
 std::vector<OptionSpec> modelShapeOptions(const std::string& which = "ONNX");
-// LoadOptions from the parsed options; UsageError for a malformed value.
+// `--training` (PipeDream profiles: forward plus backward costs, activations stashed).
+OptionSpec trainingOption();
+// LoadOptions from the parsed options (--training where the command has it); UsageError for a
+// malformed value.
 LoadOptions loadOptionsFrom(const Args& args);
 
 }  // namespace graphopt::cli

@@ -259,6 +259,9 @@ void Graph::checkMemoryTotals() const {
     };
     for (const auto& t : tensors_) add(t.bytes, "tensor '" + t.name + "'");
     for (const auto& n : nodes_) add(n.tempBytes, "the temporary memory of node '" + n.name + "'");
+    // Resident bytes (a workload node's weights and state) sit in a device's memory beside the
+    // tensors, so they count towards the same bound.
+    for (const auto& n : nodes_) add(n.residentBytes, "the resident memory of node '" + n.name + "'");
 }
 
 double Graph::totalFlops() const {

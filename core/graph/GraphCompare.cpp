@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <sstream>
 
 namespace graphopt {
@@ -55,6 +56,14 @@ std::string str(const T& v) {
         os << '[';
         for (size_t i = 0; i < v.size(); ++i) os << (i ? "," : "") << v[i];
         os << ']';
+    } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+        os << '[';
+        for (size_t i = 0; i < v.size(); ++i) os << (i ? "," : "") << v[i];
+        os << ']';
+    } else if constexpr (std::is_same_v<T, std::map<std::string, double>>) {
+        os << '{';
+        for (auto it = v.begin(); it != v.end(); ++it) os << (it == v.begin() ? "" : ",") << it->first << ":" << it->second;
+        os << '}';
     } else {
         os << v;
     }
@@ -105,6 +114,7 @@ bool graphsEqual(const Graph& a, const Graph& b, std::string* why) {
         GRAPHOPT_CMP(where, producer)
         GRAPHOPT_CMP(where, producerPort)
         GRAPHOPT_CMP(where, aliasInputPort)
+        GRAPHOPT_CMPD(where, transferCostS)
     }
     for (size_t i = 0; i < a.nodeCount(); ++i) {
         const Node& x = a.nodes()[i];
@@ -118,6 +128,11 @@ bool graphsEqual(const Graph& a, const Graph& b, std::string* why) {
         GRAPHOPT_CMPD(where, flops)
         GRAPHOPT_CMPD(where, computeCostS)
         GRAPHOPT_CMP(where, tempBytes)
+        GRAPHOPT_CMP(where, costByKindS)
+        GRAPHOPT_CMP(where, allowedKinds)
+        GRAPHOPT_CMP(where, colocationClass)
+        GRAPHOPT_CMP(where, residentBytes)
+        GRAPHOPT_CMP(where, isBackward)
         for (const auto& [k, v] : x.attrs) {
             auto it = y.attrs.find(k);
             if (it == y.attrs.end()) return differ(where + ": attribute '" + k + "' missing in the second graph");

@@ -15,8 +15,9 @@ struct GraphCompleteness {
     int tensorsWithoutShape = 0;
     int nodesWithoutFlops = 0;             // nodes whose op has no FLOP formula
     std::vector<std::string> opsWithoutFlops;  // those op types
-    // DOT and CostGraphDef text carry no shapes at all: their unknown shapes are the format's, not
-    // a loader's gap, and are not worth a warning.
+    // DOT, CostGraphDef text and the partitioning workloads (NeurIPS 2020, PipeDream: given times
+    // and sizes) carry no shapes at all: their unknown shapes are the format's, not a loader's gap,
+    // and are not worth a warning.
     bool formatHasShapes = true;
     // One line for users when something is unknown in a format that has shapes, else empty.
     std::string warning() const;

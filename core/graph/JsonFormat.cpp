@@ -163,35 +163,6 @@ private:
     std::string path_;
 };
 
-// nlohmann's parser is iterative but destroying a value recurses: refuse absurd nesting first.
-void checkNesting(const std::string& text, const std::string& path) {
-    int depth = 0;
-    bool inString = false;
-    for (size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (inString) {
-            if (c == '\\') ++i;
-            else if (c == '"') inString = false;
-        } else if (c == '"') {
-            inString = true;
-        } else if (c == '[' || c == '{') {
-            if (++depth > kMaxDepth)
-                throw GraphError(path + ": JSON nested more than " + std::to_string(kMaxDepth) +
-                                 " levels deep (at byte " + std::to_string(i) + ")");
-        } else if (c == ']' || c == '}') {
-            --depth;
-        }
-    }
-}
-
-// nlohmann messages start with "[json.exception.parse_error.101] "; the bracket is noise to a user.
-std::string jsonMessage(const std::exception& e) {
-    std::string m = e.what();
-    if (m.rfind("[json.exception.", 0) == 0)
-        if (auto close = m.find("] "); close != std::string::npos) m = m.substr(close + 2);
-    return m;
-}
-
 }  // namespace
 
 void saveJson(const Graph& g, const std::string& path) {
@@ -219,6 +190,12 @@ void saveJson(const Graph& g, const std::string& path) {
             j["bytes"] = t.bytes;
             j["isGraphOutput"] = t.isGraphOutput;
             j["aliasInputPort"] = t.aliasInputPort;
+            // The workload fields are written only when set, so other graphs' files stay as they were.
+            if (t.transferCostS >= 0) {
+                if (!std::isfinite(t.transferCostS))
+                    throw GraphError(path + ": tensor '" + t.name + "' has a non-finite transfer cost");
+                j["transferCostS"] = t.transferCostS;
+            }
             out += (i ? ",\n    " : "\n    ") + j.dump();
         }
         out += nt ? "\n  ],\n  \"nodes\": [" : "],\n  \"nodes\": [";
@@ -252,12 +229,24 @@ void saveJson(const Graph& g, const std::string& path) {
             j["flops"] = n.flops;
             j["computeCostS"] = n.computeCostS;
             j["tempBytes"] = n.tempBytes;
+            if (!n.costByKindS.empty()) {
+                Json costs = Json::object();
+                for (const auto& [kind, c] : n.costByKindS) {
+                    if (!std::isfinite(c)) throw GraphError(path + ": node '" + n.name + "' has a non-finite cost on '" + kind + "'");
+                    costs[kind] = c;
+                }
+                j["costByKindS"] = std::move(costs);
+            }
+            if (!n.allowedKinds.empty()) j["allowedKinds"] = n.allowedKinds;
+            if (n.colocationClass >= 0) j["colocationClass"] = n.colocationClass;
+            if (n.residentBytes != 0) j["residentBytes"] = n.residentBytes;
+            if (n.isBackward) j["isBackward"] = true;
             out += (i ? ",\n    " : "\n    ") + j.dump();
         }
         out += nn ? "\n  ]\n}\n" : "]\n}\n";
     } catch (const nlohmann::json::exception& e) {
         // Typically a name that is not valid UTF-8.
-        throw GraphError(path + ": cannot write JSON: " + jsonMessage(e));
+        throw GraphError(path + ": cannot write JSON: " + jsonErrorMessage(e));
     }
 
     // Write a sibling file and rename it over the target, so a failed write never leaves half a file.
@@ -286,12 +275,12 @@ namespace {
 Graph loadJsonFile(const std::string& path) {
     const std::string text = readFileForLoader(path);
     if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw GraphError(path + ": the file is empty");
-    checkNesting(text, path);
+    checkJsonNesting(text, path, kMaxDepth);
     Json root;
     try {
         root = Json::parse(text);
     } catch (const nlohmann::json::exception& e) {
-        throw GraphError(path + ": not valid JSON: " + jsonMessage(e));
+        throw GraphError(path + ": not valid JSON: " + jsonErrorMessage(e));
     }
     const Reader r(path);
     const std::string top = "$";
@@ -345,6 +334,7 @@ Graph loadJsonFile(const std::string& path) {
         if (const Json* v = r.optional(j, "isGraphOutput")) t.isGraphOutput = r.boolean(*v, child(at, "isGraphOutput"));
         if (const Json* v = r.optional(j, "aliasInputPort"))
             t.aliasInputPort = static_cast<int>(r.integer(*v, child(at, "aliasInputPort"), -1, INT_MAX));
+        if (const Json* v = r.optional(j, "transferCostS")) t.transferCostS = r.number(*v, child(at, "transferCostS"), false);
         if (!tensorIds.emplace(t.name, static_cast<int>(i)).second)
             r.fail(child(at, "name"), "duplicate tensor name \"" + t.name + "\"");
         g.addTensor(std::move(t));
@@ -406,6 +396,29 @@ Graph loadJsonFile(const std::string& path) {
         }
         if (const Json* v = r.optional(j, "computeCostS")) n.computeCostS = r.number(*v, child(at, "computeCostS"), false);
         if (const Json* v = r.optional(j, "tempBytes")) n.tempBytes = r.integer(*v, child(at, "tempBytes"), 0);
+        if (const Json* v = r.optional(j, "costByKindS")) {
+            const std::string cat = child(at, "costByKindS");
+            r.expectObject(*v, cat);
+            for (const auto& [kind, c] : v->items()) {
+                if (kind.empty()) r.fail(cat, "a device kind must not be empty");
+                const double cost = r.number(c, child(cat, kind), false);
+                if (!(cost >= 0)) r.fail(child(cat, kind), "must not be negative");
+                n.costByKindS[kind] = cost;
+            }
+        }
+        if (const Json* v = r.optional(j, "allowedKinds")) {
+            const std::string kat = child(at, "allowedKinds");
+            r.expectArray(*v, kat);
+            for (size_t k = 0; k < v->size(); ++k) {
+                const std::string& kind = r.string((*v)[k], child(kat, k));
+                if (kind.empty()) r.fail(child(kat, k), "a device kind must not be empty");
+                n.allowedKinds.push_back(kind);
+            }
+        }
+        if (const Json* v = r.optional(j, "colocationClass"))
+            n.colocationClass = static_cast<int>(r.integer(*v, child(at, "colocationClass"), -1, INT_MAX));
+        if (const Json* v = r.optional(j, "residentBytes")) n.residentBytes = r.integer(*v, child(at, "residentBytes"), 0);
+        if (const Json* v = r.optional(j, "isBackward")) n.isBackward = r.boolean(*v, child(at, "isBackward"));
         g.addNode(std::move(n));
     }
 

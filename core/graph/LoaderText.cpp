@@ -53,4 +53,31 @@ std::string printableText(const std::string& text, size_t maxBytes) {
     return out;
 }
 
+void checkJsonNesting(const std::string& text, const std::string& path, int maxDepth) {
+    int depth = 0;
+    bool inString = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            if (c == '\\') ++i;
+            else if (c == '"') inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > maxDepth)
+                throw GraphError(path + ": JSON nested more than " + std::to_string(maxDepth) +
+                                 " levels deep (at byte " + std::to_string(i) + ")");
+        } else if (c == ']' || c == '}') {
+            --depth;
+        }
+    }
+}
+
+std::string jsonErrorMessage(const std::exception& e) {
+    std::string m = e.what();
+    if (m.rfind("[json.exception.", 0) == 0)
+        if (auto close = m.find("] "); close != std::string::npos) m = m.substr(close + 2);
+    return m;
+}
+
 }  // namespace graphopt

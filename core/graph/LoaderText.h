@@ -3,6 +3,7 @@
 // the CLI's stderr and the GUI's dialogs.
 #pragma once
 
+#include <exception>
 #include <string>
 
 #include "graph/GraphError.h"
@@ -12,6 +13,12 @@ namespace graphopt {
 // Valid UTF-8 is kept; control characters and bytes that are not valid UTF-8 become "\xNN".
 // Longer texts are cut at about `maxBytes` and end with "...".
 std::string printableText(const std::string& text, size_t maxBytes = 600);
+
+// nlohmann's parser is iterative but destroying a parsed value recurses: throws GraphError
+// "PATH: JSON nested more than N levels deep (at byte B)" before such a text is parsed.
+void checkJsonNesting(const std::string& text, const std::string& path, int maxDepth);
+// An exception's message without nlohmann's "[json.exception.parse_error.101] " prefix.
+std::string jsonErrorMessage(const std::exception& e);
 
 // Runs `load()`; a GraphError it throws is re-thrown with everything after "PATH: " made printable.
 template <class Load>

@@ -9,6 +9,7 @@
 #include "graph/GraphError.h"
 #include "graph/LoaderText.h"
 #include "graph/OpCosts.h"
+#include "graph/WorkloadFormats.h"
 
 namespace graphopt {
 
@@ -70,6 +71,19 @@ std::string lowerExtension(const std::string& path) {
     return ext;
 }
 
+std::string formatName(GraphFormat f) {
+    switch (f) {
+        case GraphFormat::Onnx: return "ONNX";
+        case GraphFormat::CostGraphText: return "CostGraphDef text";
+        case GraphFormat::Dot: return "DOT";
+        case GraphFormat::Json: return "native JSON";
+        case GraphFormat::NeuripsWorkload: return "a NeurIPS 2020 workload";
+        case GraphFormat::PipeDreamProfile: return "a PipeDream profile";
+        case GraphFormat::Auto: break;
+    }
+    return "of an unknown format";
+}
+
 // Guess the format from the first bytes when the extension does not say.
 GraphFormat sniffFormat(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -79,7 +93,8 @@ GraphFormat sniffFormat(const std::string& path) {
     size_t i = 0;
     while (i < head.size() && std::isspace(static_cast<unsigned char>(head[i]))) ++i;
     std::string rest = head.substr(i);
-    if (!rest.empty() && rest[0] == '{') return GraphFormat::Json;
+    if (!rest.empty() && rest[0] == '{') return isNeuripsWorkloadFile(path) ? GraphFormat::NeuripsWorkload : GraphFormat::Json;
+    if (isPipeDreamProfileFile(path)) return GraphFormat::PipeDreamProfile;
     auto startsWith = [&](const char* w) { return rest.rfind(w, 0) == 0; };
     if (startsWith("digraph") || startsWith("graph") || startsWith("strict")) return GraphFormat::Dot;
     if (startsWith("node") || startsWith("#")) return GraphFormat::CostGraphText;
@@ -99,23 +114,33 @@ Graph loadGraph(const std::string& path, const LoadOptions& options, GraphFormat
         const std::string ext = lowerExtension(path);
         if (ext == ".onnx")
             format = GraphFormat::Onnx;
-        else if (ext == ".pbtxt" || ext == ".txt" || ext == ".costgraph")
+        else if (ext == ".pbtxt" || ext == ".costgraph")
             format = GraphFormat::CostGraphText;
+        else if (ext == ".txt")  // CostGraphDef text, or a PipeDream profile (graph.txt)
+            format = isPipeDreamProfileFile(path) ? GraphFormat::PipeDreamProfile : GraphFormat::CostGraphText;
         else if (ext == ".dot" || ext == ".gv")
             format = GraphFormat::Dot;
-        else if (ext == ".json")
-            format = GraphFormat::Json;
+        else if (ext == ".json")  // native JSON, or a NeurIPS 2020 workload
+            format = isNeuripsWorkloadFile(path) ? GraphFormat::NeuripsWorkload : GraphFormat::Json;
         else
             checkRegularFile(path);
     }
-    if (format != GraphFormat::Onnx && format != GraphFormat::Auto && !options.empty())
-        throwLoadError(path, "input shapes and batch size can only be set for ONNX models; this file is " +
-                                 std::string(format == GraphFormat::Json ? "native JSON" : format == GraphFormat::Dot ? "DOT" : "CostGraphDef text"));
+    if (format != GraphFormat::Auto) {
+        if (format != GraphFormat::Onnx && !options.empty())
+            throwLoadError(path, "input shapes and batch size can only be set for ONNX models; this file is " +
+                                     formatName(format));
+        if (format != GraphFormat::PipeDreamProfile && options.training)
+            throwLoadError(path, "training (forward plus backward costs) can only be chosen for PipeDream profiles; "
+                                 "this file is " + formatName(format) +
+                                 (format == GraphFormat::NeuripsWorkload ? " (a training workload lists its backward nodes)" : ""));
+    }
     switch (format) {
         case GraphFormat::Onnx: return loadOnnx(path, options);
         case GraphFormat::CostGraphText: return loadCostGraphText(path);
         case GraphFormat::Dot: return loadDot(path);
         case GraphFormat::Json: return loadJson(path);
+        case GraphFormat::NeuripsWorkload: return loadNeuripsWorkload(path);
+        case GraphFormat::PipeDreamProfile: return loadPipeDreamProfile(path, options.training);
         case GraphFormat::Auto: break;
     }
     return loadGraph(path, options, sniffFormat(path));

@@ -13,20 +13,26 @@
 
 namespace graphopt {
 
-enum class GraphFormat { Auto, Onnx, CostGraphText, Dot, Json };
+enum class GraphFormat { Auto, Onnx, CostGraphText, Dot, Json, NeuripsWorkload, PipeDreamProfile };
 
 // Picks the loader from the extension (.onnx, .pbtxt/.txt, .dot/.gv, .json), and from the
-// content when the extension says nothing.
+// content when the extension says nothing. Two extensions are shared, so the content decides
+// there too: a .json file whose top-level object has "maxSizePerFPGA" and "nodes" (and no
+// "format") is a NeurIPS 2020 workload, a .txt file whose first line has " -- " and
+// "forward_compute_time=" is a PipeDream profile.
 Graph loadGraph(const std::string& path, GraphFormat format = GraphFormat::Auto);
 
 // How to fix the sizes of a model's inputs (ONNX only; other formats carry no input shapes).
 // A graph input with a symbolic or missing dimension gets: its whole shape from `inputShapes`
 // when named there; otherwise `batch` for a dimension whose name contains "batch" when batch > 0;
 // otherwise 1. Shapes are then re-inferred and shape computations folded (graph/OnnxFolding.h).
+// `training` (PipeDream profiles only): a node costs its forward plus backward time and keeps its
+// activation stashed for the backward pass (docs/formats.md, "PipeDream profiles").
 struct LoadOptions {
     std::map<std::string, std::vector<int64_t>> inputShapes;
     int64_t batch = 0;
-    bool empty() const { return inputShapes.empty() && batch <= 0; }
+    bool training = false;
+    bool empty() const { return inputShapes.empty() && batch <= 0; }  // the ONNX options
 };
 Graph loadGraph(const std::string& path, const LoadOptions& options, GraphFormat format = GraphFormat::Auto);
 
@@ -34,6 +40,11 @@ Graph loadOnnx(const std::string& path, const LoadOptions& options = {});
 Graph loadCostGraphText(const std::string& path);  // TensorFlow CostGraphDef, protobuf text format
 Graph loadDot(const std::string& path);            // Graphviz DOT, via cgraph
 Graph loadJson(const std::string& path);           // native JSON (docs/formats.md)
+// The public partitioning workloads (docs/formats.md, "Partitioning workloads"): a NeurIPS 2020
+// device placement problem (JSON; brings its devices in metadata["device_setup"]) and a PipeDream
+// per-layer profile (graph.txt; brings no devices).
+Graph loadNeuripsWorkload(const std::string& path);
+Graph loadPipeDreamProfile(const std::string& path, bool training = false);
 void saveJson(const Graph& g, const std::string& path);
 
 // Reads a whole file, refusing directories, unreadable files and files over `maxBytes`.

@@ -27,7 +27,8 @@ const std::vector<Target>& targets() {
     using namespace graphopt::fuzz;
     static const std::vector<Target> t = {
         {"onnx", checkOnnx},     {"costgraph", checkCostGraph}, {"dot", checkDot},
-        {"json_graph", checkJsonGraph}, {"devices", checkDevices}, {"policy", checkPolicy},
+        {"json_graph", checkJsonGraph}, {"neurips", checkNeurips}, {"pipedream", checkPipeDream},
+        {"devices", checkDevices}, {"policy", checkPolicy},
         {"tuner_params", checkTunerParams},
     };
     return t;
