@@ -16,6 +16,18 @@
 
 namespace graphopt::cli {
 
+namespace {
+// 6.739 G, 11.69 M, 272: how many parameters, in the units people quote them in.
+std::string countText(double n) {
+    std::ostringstream s;
+    s << std::setprecision(4);
+    if (n >= 1e9) s << n / 1e9 << " G";
+    else if (n >= 1e6) s << n / 1e6 << " M";
+    else s << static_cast<int64_t>(n);
+    return s.str();
+}
+}  // namespace
+
 CommandSpec infoCommand() {
     CommandSpec spec{"info",
                      "FILE",
@@ -36,11 +48,23 @@ int cmdInfo(const ArgList& argv) {
     std::map<std::string, int> ops;
     for (const auto& n : g.nodes()) ops[n.op]++;
     int64_t inputs = 0, outputs = 0, weights = 0;
+    // Parameters: elements of floating-point weight tensors, as a framework counts them. Integer
+    // constants (reshape targets, split sizes, indices) and scalars (the scale, epsilon or -inf
+    // constants an exporter writes per layer) are not parameters.
+    double parameters = 0;
     for (const auto& t : g.tensors()) {
         inputs += t.kind == TensorKind::GraphInput;
         weights += t.kind == TensorKind::Weight;
         outputs += t.isGraphOutput;
+        const bool floating = t.dtype == DType::Float32 || t.dtype == DType::Float16 || t.dtype == DType::BFloat16 ||
+                              t.dtype == DType::Float64;
+        if (t.kind == TensorKind::Weight && floating && t.shapeKnown && !t.shape.empty()) {
+            double n = 1;
+            for (int64_t d : t.shape) n *= static_cast<double>(d);
+            parameters += n;
+        }
     }
+    auto external = g.metadata.find("onnx.external_weights");
     const GraphCompleteness known = graphCompleteness(g);
 
     if (args.has("json")) {
@@ -53,6 +77,8 @@ int cmdInfo(const ArgList& argv) {
         j["flops_convention"] = "a multiply-add counts as 2 FLOPs";
         j["activation_bytes"] = g.activationBytes();
         j["weight_bytes"] = g.weightBytes();
+        j["parameters"] = static_cast<int64_t>(parameters);
+        if (external != g.metadata.end()) j["external_weight_tensors"] = std::stoll(external->second);
         j["input_bytes"] = g.inputBytes();
         j["graph_inputs"] = inputs;
         j["graph_outputs"] = outputs;
@@ -72,12 +98,17 @@ int cmdInfo(const ArgList& argv) {
     std::cout << path << " (" << g.name << ")\n"
               << "  nodes             " << g.nodeCount() << "\n"
               << "  edges             " << g.edges().size() << "\n"
-              << "  FLOPs             " << std::setprecision(4) << g.totalFlops() / 1e9
-              << " G (multiply-add = 2)\n"
+              << "  FLOPs             " << std::setprecision(4)
+              << (g.totalFlops() >= 1e12 ? g.totalFlops() / 1e12 : g.totalFlops() / 1e9)
+              << (g.totalFlops() >= 1e12 ? " T" : " G") << " (multiply-add = 2)\n"
               << "  activation bytes  " << humanBytes(static_cast<double>(g.activationBytes())) << "\n"
               << "  weight bytes      " << humanBytes(static_cast<double>(g.weightBytes())) << " in " << weights
               << " tensors\n"
-              << "  inputs / outputs  " << inputs << " / " << outputs << "\n"
+              << "  parameters        " << countText(parameters) << " (floating-point weight elements)\n";
+    if (external != g.metadata.end())
+        std::cout << "  external data     " << external->second
+                  << " weight tensors stored outside the file (not read: sizes come from their types and dims)\n";
+    std::cout << "  inputs / outputs  " << inputs << " / " << outputs << "\n"
               << "  op types:\n";
     std::vector<std::pair<std::string, int>> sorted(ops.begin(), ops.end());
     std::stable_sort(sorted.begin(), sorted.end(), [](auto& a, auto& b) { return a.second > b.second; });
