@@ -87,6 +87,20 @@ TEST(Cli, InfoCountsExternalWeightsWithoutTheirData) {
     auto resnet = nlohmann::json::parse(runGraphopt("info " + kResnet + " --json").out);
     EXPECT_NEAR(resnet["parameters"].get<double>(), 11.69e6, 0.01e6);
     EXPECT_FALSE(resnet.contains("external_weight_tensors"));
+
+    const std::string llama = std::string(GRAPHOPT_SOURCE_DIR) + "/resources/models/llama_7b.onnx";
+    ASSERT_FALSE(fs::exists(llama + ".data"));
+    Result big = runGraphopt("info " + llama + " --input-shape input_ids=1x2048 --json");
+    ASSERT_EQ(big.status, 0) << big.err;
+    auto b = nlohmann::json::parse(big.out);
+    EXPECT_GE(b["parameters"].get<double>(), 6.5e9);
+    EXPECT_GT(b["weight_bytes"].get<double>(), 26e9);  // float32
+    EXPECT_TRUE(b["ops_without_flops"].empty());
+    EXPECT_EQ(b["tensors_without_shape"].get<int>(), 0);
+    Result text = runGraphopt("info " + llama);
+    ASSERT_EQ(text.status, 0) << text.err;
+    EXPECT_NE(text.out.find("parameters        6.739 G"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("external data"), std::string::npos) << text.out;
 }
 
 TEST(Cli, ErrorsAreOneLineAndExitTwo) {

@@ -1,6 +1,7 @@
 // ONNX models whose weights are external data (the convention for models over 2 GB): they load
 // from the .onnx alone, sized from declared types and dims, with the data files absent. Covers
-// the small hand-made files of tests/data/onnx (make_external_data.py).
+// the small hand-made files of tests/data/onnx (make_external_data.py) and the bundled large
+// models of resources/models (tools/make_large_models.py).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -14,6 +15,7 @@ using namespace graphopt;
 namespace {
 
 const std::string kData = std::string(GRAPHOPT_SOURCE_DIR) + "/tests/data/onnx/";
+const std::string kModels = std::string(GRAPHOPT_SOURCE_DIR) + "/resources/models/";
 
 const Tensor& tensorNamed(const Graph& g, const std::string& name) {
     const int t = g.findTensor(name);
@@ -88,4 +90,57 @@ TEST(OnnxExternalData, AnExternalShapeTargetIsNotFolded) {
     EXPECT_TRUE(tensorNamed(g, "r").shapeKnown);
     EXPECT_FALSE(tensorNamed(g, "reshaped").shapeKnown);
     EXPECT_GT(graphCompleteness(g).tensorsWithoutShape, 0);
+}
+
+// The bundled large models: every weight is external, the data files are not in the repository,
+// and the graphs load fully shaped with every op's FLOPs, at their full sequence length.
+TEST(OnnxExternalData, BundledLargeModelsLoadFromTheGraphAlone) {
+    struct Model {
+        std::string file;
+        std::map<std::string, std::vector<int64_t>> shapes;
+        double parameters;
+        int64_t layers, width, mlp, vocab, seq;
+        int mlpMatrices;      // 2 (up, down) or 3 (SwiGLU gate, up, down)
+        bool lmHead;          // logits over the vocabulary at every position
+        const char* scopedNode;
+    };
+    const Model models[] = {
+        {"gpt2_xl.onnx", {{"input_ids", {1, 1024}}}, 1'557'611'200, 48, 1600, 6400, 50257, 1024, 2, true,
+         "/transformer/h.3/attn/c_attn/MatMul"},
+        // 6,738,415,616 parameters plus the rotary cos/sin tables (2 x 2048 x 128).
+        {"llama_7b.onnx", {{"input_ids", {1, 2048}}}, 6'738'939'904, 32, 4096, 11008, 32000, 2048, 3, true,
+         "/model/layers.3/self_attn/q_proj/MatMul"},
+        {"bert_large.onnx",
+         {{"input_ids", {1, 512}}, {"attention_mask", {1, 512}}, {"token_type_ids", {1, 512}}},
+         335'141'888, 24, 1024, 4096, 30522, 512, 2, false, "/bert/encoder/layer.3/attention/self/query/MatMul"},
+    };
+    for (const Model& m : models) {
+        SCOPED_TRACE(m.file);
+        const std::string path = kModels + m.file;
+        ASSERT_TRUE(fs::exists(path));
+        ASSERT_FALSE(fs::exists(path + ".data")) << "the weights are not bundled; loading must not need them";
+        LoadOptions options;
+        options.inputShapes = m.shapes;
+        Graph g;
+        ASSERT_NO_THROW(g = loadGraph(path, options));
+        EXPECT_DOUBLE_EQ(parameters(g), m.parameters);
+        // float32 weights, plus the small inline constants (reshape targets, scalars): < 64 KB.
+        EXPECT_NEAR(static_cast<double>(g.weightBytes()), 4 * m.parameters, 65536.0);
+        EXPECT_GT(std::stoll(g.metadata.at("onnx.external_weights")), 200);
+        const GraphCompleteness known = graphCompleteness(g);
+        EXPECT_EQ(known.tensorsWithoutShape, 0);
+        EXPECT_TRUE(known.opsWithoutFlops.empty()) << known.warning();
+        EXPECT_GT(g.nodeCount(), 800u);
+        EXPECT_LT(g.nodeCount(), 1700u);
+        bool scoped = false;
+        for (const auto& n : g.nodes()) scoped = scoped || n.name == m.scopedNode;
+        EXPECT_TRUE(scoped) << m.scopedNode;
+        // Matrix products dominate: 2 FLOPs per weight per position in the projections, plus
+        // 4 S^2 W per layer for the attention scores and their product with the values.
+        const double S = static_cast<double>(m.seq), W = static_cast<double>(m.width);
+        double expected = m.layers * (2 * S * (4 * W * W + m.mlpMatrices * W * m.mlp) + 4 * S * S * W);
+        if (m.lmHead) expected += 2 * S * W * m.vocab;
+        EXPECT_GT(g.totalFlops(), expected);
+        EXPECT_LT(g.totalFlops(), 1.03 * expected);
+    }
 }
