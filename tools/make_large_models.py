@@ -307,7 +307,7 @@ def write(name, out_dir):
     file_name = name + ".onnx"
     b = Builder(file_name + ".data")  # never written
     inputs, outputs = BUILDERS[config["family"]](b, config)
-    # Outputs are renamed by an Identity-free rewrite: the last node writes the output name.
+    # The tensors that are graph outputs take the output names (logits, ...) in the nodes that write and read them.
     renames = {tensor: out_name for tensor, out_name, _ in outputs}
     for n in b.nodes:
         for i, o in enumerate(n.output):
