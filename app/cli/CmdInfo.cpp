@@ -18,6 +18,18 @@
 
 namespace graphopt::cli {
 
+namespace {
+// 6.739 G, 11.69 M, 272: how many parameters, in the units people quote them in.
+std::string countText(double n) {
+    std::ostringstream s;
+    s << std::setprecision(4);
+    if (n >= 1e9) s << n / 1e9 << " G";
+    else if (n >= 1e6) s << n / 1e6 << " M";
+    else s << static_cast<int64_t>(n);
+    return s.str();
+}
+}  // namespace
+
 CommandSpec infoCommand() {
     CommandSpec spec{"info",
                      "FILE",
@@ -67,11 +79,23 @@ int cmdInfo(const ArgList& argv) {
     std::map<std::string, int> ops;
     for (const auto& n : g.nodes()) ops[n.op]++;
     int64_t inputs = 0, outputs = 0, weights = 0;
+    // Parameters: elements of floating-point weight tensors, as a framework counts them. Integer
+    // constants (reshape targets, split sizes, indices) and scalars (the scale, epsilon or -inf
+    // constants an exporter writes per layer) are not parameters.
+    double parameters = 0;
     for (const auto& t : g.tensors()) {
         inputs += t.kind == TensorKind::GraphInput;
         weights += t.kind == TensorKind::Weight;
         outputs += t.isGraphOutput;
+        const bool floating = t.dtype == DType::Float32 || t.dtype == DType::Float16 || t.dtype == DType::BFloat16 ||
+                              t.dtype == DType::Float64;
+        if (t.kind == TensorKind::Weight && floating && t.shapeKnown && !t.shape.empty()) {
+            double n = 1;
+            for (int64_t d : t.shape) n *= static_cast<double>(d);
+            parameters += n;
+        }
     }
+    auto external = g.metadata.find("onnx.external_weights");
     const GraphCompleteness known = graphCompleteness(g);
     // A workload that brings its machine (a NeurIPS 2020 file): `place` uses it unless --devices.
     const std::optional<DeviceModel> devices = DeviceModel::fromGraph(g);
@@ -92,6 +116,8 @@ int cmdInfo(const ArgList& argv) {
         j["flops_convention"] = "a multiply-add counts as 2 FLOPs";
         j["activation_bytes"] = g.activationBytes();
         j["weight_bytes"] = g.weightBytes();
+        j["parameters"] = static_cast<int64_t>(parameters);
+        if (external != g.metadata.end()) j["external_weight_tensors"] = std::stoll(external->second);
         j["input_bytes"] = g.inputBytes();
         j["graph_inputs"] = inputs;
         j["graph_outputs"] = outputs;
@@ -115,20 +141,33 @@ int cmdInfo(const ArgList& argv) {
     std::cout << path << " (" << g.name << ")\n"
               << "  nodes             " << g.nodeCount() << "\n"
               << "  edges             " << g.edges().size() << "\n"
-              << "  FLOPs             " << std::setprecision(4) << g.totalFlops() / 1e9
-              << " G (multiply-add = 2)\n"
+              << "  FLOPs             " << std::setprecision(4)
+              << (g.totalFlops() >= 1e12 ? g.totalFlops() / 1e12 : g.totalFlops() / 1e9)
+              << (g.totalFlops() >= 1e12 ? " T" : " G") << " (multiply-add = 2)\n"
               << "  activation bytes  " << humanBytes(static_cast<double>(g.activationBytes())) << "\n"
               << "  weight bytes      " << humanBytes(static_cast<double>(g.weightBytes())) << " in " << weights
-              << " tensors\n";
+              << " tensors
+"
+              << "  parameters        " << countText(parameters) << " (floating-point weight elements)
+";
+    if (external != g.metadata.end())
+        std::cout << "  external data     " << external->second
+                  << " weight tensors stored outside the file (not read: sizes come from their types and dims)
+";
     if (resident > 0)
-        std::cout << "  resident bytes    " << humanBytes(static_cast<double>(resident)) << " (held by the nodes for the whole run)\n";
-    std::cout << "  inputs / outputs  " << inputs << " / " << outputs << "\n";
-    if (devices) std::cout << "  devices           " << describeDevices(*devices) << " (from the file)\n";
+        std::cout << "  resident bytes    " << humanBytes(static_cast<double>(resident)) << " (held by the nodes for the whole run)
+";
+    std::cout << "  inputs / outputs  " << inputs << " / " << outputs << "
+";
+    if (devices) std::cout << "  devices           " << describeDevices(*devices) << " (from the file)
+";
     if (mode != g.metadata.end())
         std::cout << "  costs             " << mode->second
                   << (mode->second == "training" ? " (forward + backward time, activations stashed)" : " (forward time)")
-                  << "\n";
-    std::cout << "  op types:\n";
+                  << "
+";
+    std::cout << "  op types:
+";
     std::vector<std::pair<std::string, int>> sorted(ops.begin(), ops.end());
     std::stable_sort(sorted.begin(), sorted.end(), [](auto& a, auto& b) { return a.second > b.second; });
     for (const auto& [op, count] : sorted) std::cout << "    " << std::left << std::setw(24) << op << count << "\n";

@@ -168,10 +168,8 @@ int cmdPlace(const ArgList& argv) {
     else
         std::cout << "cost:         infeasible\n";
     std::cout << "evaluations:  " << r.evaluations << "\n";
-    std::cout << "wall time:    " << humanSeconds(r.wallS) << (r.cancelled ? " (cancelled)" : "") << "
-";
-    if (!exportPath.empty()) std::cout << "exported:     " << exportPath << "
-";
+    std::cout << "wall time:    " << humanSeconds(r.wallS) << (r.cancelled ? " (cancelled)" : "") << "\n";
+    if (!exportPath.empty()) std::cout << "exported:     " << exportPath << "\n";
     if (recorded.runId())
         std::cout << "recorded:     run " << *recorded.runId() << " in " << recorded.databasePath() << "\n";
     return status;

@@ -9,6 +9,13 @@
 //   3. otherwise an input consumed only in parameter slots of known ops (Conv's W and B, Gemm's
 //      B and C, BatchNormalization's scale/bias/mean/var, ...) is a weight.
 // Constant nodes become weight tensors too: their values are fixed parameters, not work.
+//
+// Weights stored as ONNX external data (data_location = EXTERNAL, the convention for models over
+// 2 GB: the bytes live in another file named by external_data's "location") are never read:
+// like every initializer, they are sized from their declared type and dims, so the data file may
+// be absent. Nothing here calls ONNX's external-data loading or its checker (which, in 1.12,
+// refuses a model whose data file is missing); shape inference works on the ModelProto alone.
+// Folding treats an external initializer as a weight of unknown value (onnxfold).
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
@@ -311,12 +318,14 @@ Graph loadOnnx(const std::string& path, const LoadOptions& options) {
         return t;
     };
 
-    // Initializers are weights.
+    // Initializers are weights (sized from their type and dims only: see the top of this file).
     std::set<std::string> initializerNames;
+    int64_t externalWeights = 0;
     for (const auto& init : gp.initializer()) {
         if (init.name().empty()) throwLoadError(path, "an initializer has no name");
         if (!initializerNames.insert(init.name()).second)
             throwLoadError(path, "initializer '" + init.name() + "' is defined twice");
+        externalWeights += init.data_location() == onnx::TensorProto::EXTERNAL;
         TypeInfo info;
         info.dtype = fromOnnxType(init.data_type());
         info.shape.assign(init.dims().begin(), init.dims().end());
@@ -325,6 +334,7 @@ Graph loadOnnx(const std::string& path, const LoadOptions& options) {
             if (d < 0) throwLoadError(path, "initializer '" + init.name() + "' has a negative dimension");
         g.addTensor(makeTensor(init.name(), TensorKind::Weight, info));
     }
+    if (externalWeights) g.metadata["onnx.external_weights"] = std::to_string(externalWeights);
     // Which graph inputs feed only parameter slots (rule 3).
     std::unordered_map<std::string, bool> onlyParamUse;
     for (const auto& n : gp.node())

@@ -71,6 +71,38 @@ TEST(Cli, InfoPlainText) {
     EXPECT_NE(r.out.find("Conv"), std::string::npos);
 }
 
+// Weights stored as ONNX external data, with the data files absent: info counts them from their
+// declared types and dims (float16 and bfloat16 at 2 bytes) and says they are external.
+TEST(Cli, InfoCountsExternalWeightsWithoutTheirData) {
+    const std::string small = std::string(GRAPHOPT_SOURCE_DIR) + "/tests/data/onnx/external-data.onnx";
+    ASSERT_FALSE(fs::exists(small + ".data"));
+    Result r = runGraphopt("info " + small + " --json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["parameters"].get<int64_t>(), 272);
+    EXPECT_EQ(j["weight_bytes"].get<int64_t>(), 832);
+    EXPECT_EQ(j["external_weight_tensors"].get<int64_t>(), 4);
+    EXPECT_EQ(j["tensors_without_shape"].get<int>(), 0);
+    // A model exported without weights has parameters too (ResNet-18: 11.69 M), and no external data.
+    auto resnet = nlohmann::json::parse(runGraphopt("info " + kResnet + " --json").out);
+    EXPECT_NEAR(resnet["parameters"].get<double>(), 11.69e6, 0.01e6);
+    EXPECT_FALSE(resnet.contains("external_weight_tensors"));
+
+    const std::string llama = std::string(GRAPHOPT_SOURCE_DIR) + "/resources/models/llama_7b.onnx";
+    ASSERT_FALSE(fs::exists(llama + ".data"));
+    Result big = runGraphopt("info " + llama + " --input-shape input_ids=1x2048 --json");
+    ASSERT_EQ(big.status, 0) << big.err;
+    auto b = nlohmann::json::parse(big.out);
+    EXPECT_GE(b["parameters"].get<double>(), 6.5e9);
+    EXPECT_GT(b["weight_bytes"].get<double>(), 26e9);  // float32
+    EXPECT_TRUE(b["ops_without_flops"].empty());
+    EXPECT_EQ(b["tensors_without_shape"].get<int>(), 0);
+    Result text = runGraphopt("info " + llama);
+    ASSERT_EQ(text.status, 0) << text.err;
+    EXPECT_NE(text.out.find("parameters        6.739 G"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("external data"), std::string::npos) << text.out;
+}
+
 TEST(Cli, ErrorsAreOneLineAndExitTwo) {
     const std::string missing = "/nonexistent/model.onnx";
     for (const std::string& args : std::vector<std::string>{"info " + missing, "info", "info " + kResnet + " --bogus", "frobnicate",

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 
@@ -32,6 +33,55 @@ TEST(DeviceModel, Presets) {
         EXPECT_NE(std::string(e.what()).find("8xtpu"), std::string::npos);
         EXPECT_NE(std::string(e.what()).find("2xgpu-pcie"), std::string::npos);
     }
+}
+
+// The named machines carry their data sheets' figures (docs/formats.md, "Device presets").
+TEST(DeviceModel, NamedMachinePresetsHaveTheirDataSheetFigures) {
+    struct Expected {
+        const char* name;
+        int devices;
+        double flops, bandwidth;
+        int64_t memory;
+        double linkBandwidth, linkLatency;
+    };
+    const Expected machines[] = {
+        {"4xv100-16gb-nvlink", 4, 15.7e12, 900e9, int64_t(16) << 30, 50e9, 5e-6},
+        {"8xa100-40gb-nvlink", 8, 19.5e12, 1555e9, int64_t(40) << 30, 300e9, 3e-6},
+        {"2xt4-16gb-pcie", 2, 8.1e12, 320e9, int64_t(16) << 30, 12e9, 10e-6},
+    };
+    const auto names = DeviceModel::presetNames();
+    for (const Expected& e : machines) {
+        SCOPED_TRACE(e.name);
+        EXPECT_NE(std::find(names.begin(), names.end(), e.name), names.end());
+        const DeviceModel m = DeviceModel::load(e.name);  // what --devices NAME does
+        EXPECT_EQ(m.name, e.name);
+        ASSERT_EQ(m.deviceCount(), e.devices);
+        for (int d = 0; d < m.deviceCount(); ++d) {
+            EXPECT_EQ(m.devices[d].name, "gpu" + std::to_string(d));
+            EXPECT_EQ(m.devices[d].kind, "gpu");
+            EXPECT_DOUBLE_EQ(m.devices[d].flopsPerS, e.flops);
+            EXPECT_DOUBLE_EQ(m.devices[d].memoryBandwidth, e.bandwidth);
+            EXPECT_EQ(m.devices[d].memoryBytes, e.memory);
+            for (int o = 0; o < m.deviceCount(); ++o) {
+                if (o == d) continue;
+                EXPECT_DOUBLE_EQ(m.link(d, o).bandwidth, e.linkBandwidth);
+                EXPECT_DOUBLE_EQ(m.link(d, o).latencyS, e.linkLatency);
+            }
+        }
+        // 1 GB over one link: latency + bytes / bandwidth.
+        EXPECT_DOUBLE_EQ(m.transferS(0, 1, 1'000'000'000), e.linkLatency + 1e9 / e.linkBandwidth);
+        // The preset survives its JSON form (what a stored run records).
+        const DeviceModel back = DeviceModel::fromJson(m.toJson());
+        EXPECT_EQ(back.deviceCount(), m.deviceCount());
+        EXPECT_EQ(back.devices[0].memoryBytes, e.memory);
+    }
+    // A 7B model's float32 weights (~27 GB) fit no 16 GB V100 or T4 alone, but four V100s
+    // together; one 40 GB A100 holds them.
+    const double llama7bBytes = 6.74e9 * 4;
+    EXPECT_GT(llama7bBytes, double(DeviceModel::preset("4xv100-16gb-nvlink").devices[0].memoryBytes));
+    EXPECT_GT(llama7bBytes, double(DeviceModel::preset("2xt4-16gb-pcie").devices[0].memoryBytes));
+    EXPECT_LT(llama7bBytes, 4 * double(DeviceModel::preset("4xv100-16gb-nvlink").devices[0].memoryBytes));
+    EXPECT_LT(llama7bBytes, double(DeviceModel::preset("8xa100-40gb-nvlink").devices[0].memoryBytes));
 }
 
 TEST(DeviceModel, RooflineOrGivenCost) {

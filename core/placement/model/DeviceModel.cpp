@@ -34,11 +34,23 @@ double DeviceModel::transferS(int from, int to, int64_t bytes) const {
     return l.latencyS + double(bytes) / l.bandwidth;
 }
 
-std::vector<std::string> DeviceModel::presetNames() { return {"2xgpu-pcie", "4xgpu-nvlink", "cpu+gpu"}; }
+std::vector<std::string> DeviceModel::presetNames() {
+    return {"2xgpu-pcie", "4xgpu-nvlink", "cpu+gpu", "4xv100-16gb-nvlink", "8xa100-40gb-nvlink", "2xt4-16gb-pcie"};
+}
 
 namespace {
 // V100-like GPU: 15 TFLOP/s fp32, 16 GiB HBM2 at 900 GB/s, ~5 us launch overhead.
 DeviceSpec gpu(const std::string& name) { return {name, 15e12, 5e-6, int64_t(16) << 30, 900e9, 1.0}; }
+
+// Named machines, with the vendors' data-sheet figures (docs/formats.md, "Device presets", gives
+// the sources): compute is the fp32 (non-tensor-core) peak, as the bundled models are fp32;
+// memory in GiB as the cards have it; a link is one ordered pair of devices, per direction.
+std::vector<DeviceSpec> gpus(int count, double flopsPerS, int64_t memoryGiB, double memoryBandwidth) {
+    std::vector<DeviceSpec> out;
+    for (int i = 0; i < count; ++i)
+        out.push_back({"gpu" + std::to_string(i), flopsPerS, 5e-6, memoryGiB << 30, memoryBandwidth, 1.0});
+    return out;
+}
 }  // namespace
 
 DeviceModel DeviceModel::preset(const std::string& name) {
@@ -52,6 +64,16 @@ DeviceModel DeviceModel::preset(const std::string& name) {
         DeviceSpec cpu{"cpu", 1e12, 2e-6, int64_t(64) << 30, 100e9, 1.0 / 15};
         return DeviceModel(name, {cpu, gpu("gpu")}, LinkSpec{10e-6, 12e9});
     }
+    // V100 SXM2 16 GB: 15.7 TFLOP/s fp32, 900 GB/s HBM2. NVLink 2 is 300 GB/s per GPU in total
+    // (6 links x 25 GB/s x 2 directions); four GPUs fully connected give each pair 2 links:
+    // 50 GB/s per direction.
+    if (name == "4xv100-16gb-nvlink") return DeviceModel(name, gpus(4, 15.7e12, 16, 900e9), LinkSpec{5e-6, 50e9});
+    // A100 SXM4 40 GB: 19.5 TFLOP/s fp32 (156 with TF32 tensor cores), 1,555 GB/s HBM2. NVLink 3
+    // is 600 GB/s per GPU in total; NVSwitch gives any pair all of it: 300 GB/s per direction.
+    if (name == "8xa100-40gb-nvlink") return DeviceModel(name, gpus(8, 19.5e12, 40, 1555e9), LinkSpec{3e-6, 300e9});
+    // T4 16 GB: 8.1 TFLOP/s fp32, 320 GB/s GDDR6, PCIe 3 x16: 15.75 GB/s per direction in
+    // theory, ~12 GB/s measured; ~10 us per transfer.
+    if (name == "2xt4-16gb-pcie") return DeviceModel(name, gpus(2, 8.1e12, 16, 320e9), LinkSpec{10e-6, 12e9});
     std::string list;
     for (const auto& p : presetNames()) list += (list.empty() ? "" : ", ") + p;
     throw std::invalid_argument("unknown device preset '" + name + "' (presets: " + list +
