@@ -146,28 +146,20 @@ int cmdInfo(const ArgList& argv) {
               << (g.totalFlops() >= 1e12 ? " T" : " G") << " (multiply-add = 2)\n"
               << "  activation bytes  " << humanBytes(static_cast<double>(g.activationBytes())) << "\n"
               << "  weight bytes      " << humanBytes(static_cast<double>(g.weightBytes())) << " in " << weights
-              << " tensors
-"
-              << "  parameters        " << countText(parameters) << " (floating-point weight elements)
-";
+              << " tensors\n"
+              << "  parameters        " << countText(parameters) << " (floating-point weight elements)\n";
     if (external != g.metadata.end())
         std::cout << "  external data     " << external->second
-                  << " weight tensors stored outside the file (not read: sizes come from their types and dims)
-";
+                  << " weight tensors stored outside the file (not read: sizes come from their types and dims)\n";
     if (resident > 0)
-        std::cout << "  resident bytes    " << humanBytes(static_cast<double>(resident)) << " (held by the nodes for the whole run)
-";
-    std::cout << "  inputs / outputs  " << inputs << " / " << outputs << "
-";
-    if (devices) std::cout << "  devices           " << describeDevices(*devices) << " (from the file)
-";
+        std::cout << "  resident bytes    " << humanBytes(static_cast<double>(resident)) << " (held by the nodes for the whole run)\n";
+    std::cout << "  inputs / outputs  " << inputs << " / " << outputs << "\n";
+    if (devices) std::cout << "  devices           " << describeDevices(*devices) << " (from the file)\n";
     if (mode != g.metadata.end())
         std::cout << "  costs             " << mode->second
                   << (mode->second == "training" ? " (forward + backward time, activations stashed)" : " (forward time)")
-                  << "
-";
-    std::cout << "  op types:
-";
+                  << "\n";
+    std::cout << "  op types:\n";
     std::vector<std::pair<std::string, int>> sorted(ops.begin(), ops.end());
     std::stable_sort(sorted.begin(), sorted.end(), [](auto& a, auto& b) { return a.second > b.second; });
     for (const auto& [op, count] : sorted) std::cout << "    " << std::left << std::setw(24) << op << count << "\n";
