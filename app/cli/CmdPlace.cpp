@@ -153,12 +153,25 @@ int cmdPlace(const ArgList& argv) {
     std::cout << "\n";
     std::cout << "memory fit:   " << r.feasibilityText() << "\n";
     if (r.engineInfo.contains("infeasible_devices")) {
-        // The single-device baselines tried each device: say which did not hold the graph.
-        for (const auto& dev : r.engineInfo["infeasible_devices"])
-            std::cout << "              everything on " << dev.value("device", "?") << " does not fit: "
-                      << humanBytes(dev.value("peak_bytes", 0.0)) << ", "
-                      << humanBytes(dev.value("over_limit_bytes", 0.0)) << " over its "
-                      << humanBytes(dev.value("capacity_bytes", 0.0)) << "\n";
+        // The single-device baselines tried each device: say which did not hold the graph, one
+        // line for devices that failed alike (a workload's identical accelerators).
+        std::vector<std::pair<std::string, std::string>> lines;  // (figures, devices)
+        for (const auto& dev : r.engineInfo["infeasible_devices"]) {
+            std::string figures = humanBytes(dev.value("peak_bytes", 0.0)) + ", " +
+                                        humanBytes(dev.value("over_limit_bytes", 0.0)) + " over its " +
+                                        humanBytes(dev.value("capacity_bytes", 0.0));
+            if (r.objective == "throughput")
+                figures += " (it would take " + humanSeconds(dev.value("throughput_s", 0.0)) + " per sample)";
+            else if (r.objective == "runtime")
+                figures += " (it would take " + humanSeconds(dev.value("runtime_s", 0.0)) + ")";
+            const std::string name = dev.value("device", "?");
+            if (!lines.empty() && lines.back().first == figures)
+                lines.back().second += ", " + name;
+            else
+                lines.push_back({figures, name});
+        }
+        for (const auto& [figures, names] : lines)
+            std::cout << "              everything on " << names << " does not fit: " << figures << "\n";
         if (r.engineInfo.contains("device"))
             std::cout << "              kept " << r.engineInfo["device"].get<std::string>() << "\n";
     }

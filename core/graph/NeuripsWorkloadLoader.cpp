@@ -265,9 +265,13 @@ Graph loadNeuripsFile(const std::string& path) {
         t.name = names[i] + ":0";
         t.kind = TensorKind::Activation;
         t.dtype = DType::Unknown;
-        t.bytes = out[i].bytes;
+        // The edges' `size` is debug information in this format: the paper's memory is the static
+        // sum of the nodes' sizes (Node::residentBytes), so a copy in flight takes no memory here.
+        // The size is kept beside the transfer time for the views (edge_size_bytes in metadata).
+        t.bytes = 0;
         t.transferCostS = out[i].maxCostMs / 1000.0;
         tensorOf[i] = g.addTensor(std::move(t));
+        if (out[i].bytes > 0) g.metadata["edge_size_bytes." + names[i] + ":0"] = std::to_string(out[i].bytes);
         if (out[i].maxCostMs - out[i].minCostMs > 1e-6 * std::max(1.0, out[i].maxCostMs)) {
             if (++disagreeing == 1)
                 warnings = "the edges leaving node " + std::to_string(file[i].id) + " have different costs (" +

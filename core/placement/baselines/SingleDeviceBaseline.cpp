@@ -28,7 +28,9 @@ SearchOutcome bestSingleDevice(const SearchContext& ctx, const std::vector<int>&
             out.info["infeasible_devices"].push_back({{"device", ctx.devices.devices[k].name},
                                                      {"peak_bytes", peaks[k]},
                                                      {"capacity_bytes", cap},
-                                                     {"over_limit_bytes", std::max<int64_t>(0, peaks[k] - cap)}});
+                                                     {"over_limit_bytes", std::max<int64_t>(0, peaks[k] - cap)},
+                                                     {"runtime_s", costs.makespan},
+                                                     {"throughput_s", sim->maxLoad(sim->placement())}});
         }
         if (c < best) {
             best = c;

@@ -20,8 +20,11 @@ std::string PlacementResult::feasibilityText() const {
     if (!feasible) return "infeasible";
     int fullest = -1;
     double share = 0;
+    // Devices of practically unlimited memory (a workload's host CPU: 2^60 bytes and more) are not
+    // worth a share.
     for (size_t k = 0; k < deviceCapacityBytes.size() && k < devicePeakBytes.size(); ++k)
-        if (deviceCapacityBytes[k] > 0 && double(devicePeakBytes[k]) / double(deviceCapacityBytes[k]) >= share)
+        if (deviceCapacityBytes[k] > 0 && deviceCapacityBytes[k] < (int64_t(1) << 60) && devicePeakBytes[k] > 0 &&
+            double(devicePeakBytes[k]) / double(deviceCapacityBytes[k]) >= share)
             share = double(devicePeakBytes[k]) / double(deviceCapacityBytes[k]), fullest = int(k);
     if (fullest < 0) return "fits";
     const std::string name = size_t(fullest) < deviceNames.size() ? deviceNames[fullest] : "device";
