@@ -16,7 +16,7 @@
 #include "graph/Loaders.h"
 #include "placement/PlacementEngines.h"
 #include "placement/PlacementRun.h"
-#include "run/RecordedRun.h"
+#include "store/RecordedRun.h"
 
 namespace graphopt::cli {
 

@@ -24,7 +24,7 @@
 #include "placement/regal/RegalEngine.h"
 #include "placement/regal/RegalTraining.h"
 #include "placement/regal/TrainingRun.h"
-#include "run/RecordedRun.h"
+#include "store/RecordedRun.h"
 #include "run/ResourceLocator.h"
 
 namespace graphopt::cli {

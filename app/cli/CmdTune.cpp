@@ -17,7 +17,7 @@
 #include "ModelOptions.h"
 #include "StoreOptions.h"
 #include "graph/Loaders.h"
-#include "run/RecordedRun.h"
+#include "store/RecordedRun.h"
 #include "tuning/DistributedMeasurer.h"
 #include "tuning/HalideMeasurer.h"
 #include "tuning/LibtorchReference.h"

@@ -1,4 +1,4 @@
-#include "run/RecordedRun.h"
+#include "store/RecordedRun.h"
 
 #include "graph/Graph.h"
 #include "store/GraphFingerprint.h"
