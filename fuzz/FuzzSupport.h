@@ -25,8 +25,26 @@ inline const std::string& inputPath(const char* extension) {
     return path;
 }
 
+// With GRAPHOPT_FUZZ_KEEP_INPUTS=DIR every input is also kept as DIR/000000001, DIR/000000002, ...
+// in the order this process ran them: a crash that needs earlier inputs is then replayed by
+// passing the files, in that order, to one fuzz process (`fuzz_onnx $(ls DIR)`), and bisected.
+inline void keepInput(const uint8_t* data, size_t size) {
+    static const char* dir = std::getenv("GRAPHOPT_FUZZ_KEEP_INPUTS");
+    static unsigned long count = 0;
+    if (!dir || !*dir) return;
+    char name[32];
+    std::snprintf(name, sizeof name, "/%09lu", ++count);
+    const std::string file = std::string(dir) + name;
+    FILE* f = std::fopen(file.c_str(), "wb");
+    if (!f || (size && std::fwrite(data, 1, size, f) != size) || std::fclose(f) != 0) {
+        std::perror(file.c_str());
+        std::abort();
+    }
+}
+
 // Writes the input; aborts when it cannot (a broken fuzzing setup, not a finding in the code).
 inline const std::string& writeInput(const uint8_t* data, size_t size, const char* extension) {
+    keepInput(data, size);
     const std::string& path = inputPath(extension);
     FILE* f = std::fopen(path.c_str(), "wb");
     if (!f || (size && std::fwrite(data, 1, size, f) != size) || std::fclose(f) != 0) {
