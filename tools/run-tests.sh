@@ -24,7 +24,7 @@ count() {
       echo "${n:-no test summary}"
       ;;
     fuzz)
-      awk '/ executions .* corpus files/ { e += $2; c += $4; r += $8 } END { if (NR) printf "%d executions, %d corpus files, %d regression inputs", e, c, r }' "$2"
+      awk '/ executions .* corpus files/ { e += $2; c += $4; r += $9 } END { if (NR) printf "%d executions, %d corpus files, %d regression inputs", e, c, r }' "$2"
       ;;
     package) grep -q 'package-test: passed\|package-test: ok' "$2" && echo "1 package" || echo "-" ;;
     *) echo "-" ;;
