@@ -75,8 +75,23 @@ for t in "${targets[@]}"; do
   corpus="$work/corpus/$t"
   findings="$work/findings/$t"
   mkdir -p "$corpus" "$findings"
-  fuzz/seeds.sh "$t" "$corpus"
-  seeds=$(find "$corpus" -type f | wc -l)
+  if [[ $mode == ci ]]; then
+    # The seeds are handed over as a list in name order (-seed_inputs), not as a directory: the
+    # order a directory lists its files in depends on the file system (ext4 hashes names with a
+    # seed of its own), and libFuzzer's start-up shuffle and its sort by size keep that order for
+    # files of equal size, so the same seeds would start a different sequence on another machine.
+    # The corpus directory starts empty and receives only the new inputs; -reload=0 keeps
+    # libFuzzer from re-reading it on a timer.
+    fuzz/seeds.sh "$t" "$work/seeds/$t"
+    find "$work/seeds/$t" -type f | LC_ALL=C sort | paste -sd, - >"$work/$t.seeds"
+    seeds=$(find "$work/seeds/$t" -type f | wc -l)
+    inputs_from=(-seed_inputs=@"$work/$t.seeds" -reload=0)
+    ((seeds)) || inputs_from=(-reload=0)
+  else
+    fuzz/seeds.sh "$t" "$corpus"
+    seeds=$(find "$corpus" -type f | wc -l)
+    inputs_from=()
+  fi
   log="$work/$t.log"
   # Policies are 270 KB; mutating whole ones is slow and finds no more than small ones do.
   maxlen=()
@@ -90,12 +105,14 @@ for t in "${targets[@]}"; do
   fi
   t0=$(date +%s)
   set +e
-  "$build/fuzz/fuzz_$t" "$corpus" "${budget[@]}" -seed="$seed" "${limits[@]}" -print_final_stats=1 \
+  "$build/fuzz/fuzz_$t" "$corpus" "${inputs_from[@]}" "${budget[@]}" -seed="$seed" "${limits[@]}" -print_final_stats=1 \
     -artifact_prefix="$findings/" "${maxlen[@]}" >"$log" 2>&1
   status=$?
   set -e
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-  files=$(find "$corpus" -type f | wc -l)
+  # The corpus libFuzzer ended with (seeds it kept and new inputs), from its last status line.
+  files=$(sed -n 's/.* corp: \([0-9]*\)\/.*/\1/p' "$log" | tail -1)
+  files=${files:-0}
   # The regression inputs, each once, in the same kind of process.
   regressions=0
   rstatus=0
