@@ -64,9 +64,20 @@ if [[ $mode == ci ]]; then
   # One thread wherever a library would start several (XGBoost's OpenMP in the tuner target):
   # how often a waiting loop runs depends on timing, and libFuzzer counts it as coverage.
   export OMP_NUM_THREADS=1
+  # No address space randomization: with it the same input covered a few edges more or less from
+  # one process to the next (pointer values reach hashing and ordering), which was enough for two
+  # runs from one seed to drift apart after a few thousand inputs. setarch -R turns it off for
+  # the fuzzer alone.
+  if setarch "$(uname -m)" -R true 2>/dev/null; then
+    norandom=(setarch "$(uname -m)" -R)
+  else
+    norandom=()
+    echo "fuzz: WARNING: cannot turn address randomization off (setarch -R); runs may not repeat exactly"
+  fi
 else
   timeout=${FUZZ_TIMEOUT:-25}
   seed=${FUZZ_SEED:-0}
+  norandom=()
 fi
 limits=(-timeout="$timeout" -rss_limit_mb=2048 -malloc_limit_mb=2048)
 
@@ -108,7 +119,7 @@ for t in "${targets[@]}"; do
   fi
   t0=$(date +%s)
   set +e
-  "$build/fuzz/fuzz_$t" "$corpus" "${inputs_from[@]}" "${budget[@]}" -seed="$seed" "${limits[@]}" -print_final_stats=1 \
+  "${norandom[@]}" "$build/fuzz/fuzz_$t" "$corpus" "${inputs_from[@]}" "${budget[@]}" -seed="$seed" "${limits[@]}" -print_final_stats=1 \
     -artifact_prefix="$findings/" "${maxlen[@]}" >"$log" 2>&1
   status=$?
   set -e
@@ -124,7 +135,8 @@ for t in "${targets[@]}"; do
     regressions=${#inputs[@]}
     if ((regressions)); then
       set +e
-      "$build/fuzz/fuzz_$t" "${limits[@]}" -artifact_prefix="$findings/" "${inputs[@]}" >"$work/$t.regressions.log" 2>&1
+      "${norandom[@]}" "$build/fuzz/fuzz_$t" "${limits[@]}" -artifact_prefix="$findings/" "${inputs[@]}" \
+        >"$work/$t.regressions.log" 2>&1
       rstatus=$?
       set -e
       if ((rstatus != 0)); then
