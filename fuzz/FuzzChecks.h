@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -143,10 +144,21 @@ inline void exerciseGraph(const Graph& g, const std::string& scratch) {
     simulate(g, DeviceModel::preset("2xgpu-pcie"));
 }
 
-// Where the JSON round trip writes: the temporary directory, one file per process.
+// Where the JSON round trip writes: the temporary directory, one file per process, under a name
+// that is the same in every process (no pid: see workFolder() in FuzzSupport.h).
 inline std::string scratchPath() {
-    return (std::filesystem::temp_directory_path() / ("graphopt-fuzz-roundtrip-" + std::to_string(getpid()) + ".json"))
-        .string();
+    static std::string path;
+    if (path.empty()) {
+        std::string pattern = (std::filesystem::temp_directory_path() / "graphopt-fuzz-roundtrip-XXXXXX").string();
+        if (!::mkdtemp(pattern.data())) throw std::runtime_error(pattern + ": cannot make a scratch folder");
+        path = pattern + "/roundtrip.json";
+        static const std::string dir = pattern;
+        std::atexit([] {
+            std::error_code ec;
+            std::filesystem::remove_all(dir, ec);
+        });
+    }
+    return path;
 }
 
 // The graph loaders: GraphError is their documented refusal.

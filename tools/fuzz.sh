@@ -1,26 +1,52 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (fuzz/, clang + AddressSanitizer + UndefinedBehaviorSanitizer) into
-# ${FUZZ_BUILD_DIR:-build-fuzz} and runs each for SECONDS_PER_TARGET seconds (default 20) on its
-# seed corpus (fuzz/seeds.sh), then prints per target the inputs executed and the corpus size.
-# A crash, sanitizer report, uncaught exception, timeout (-timeout) or out-of-memory fails the
-# script; the input is kept in the work directory and printed: copy it to
-# tests/data/fuzz-regressions/TARGET/ (the GoogleTest FuzzRegressionTest loads every file there).
+# ${FUZZ_BUILD_DIR:-build-fuzz} and runs them on their seed corpus (fuzz/seeds.sh), in one of two
+# modes:
 #
-# Usage: tools/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
-# Environment: FUZZ_WORK_DIR (default: a new temporary directory; corpora, logs, findings),
-#              FUZZ_JOBS (build parallelism, default 2), FUZZ_TIMEOUT (seconds one input may take, default 25),
-#              FUZZ_SEED (libFuzzer's -seed, default 1 so that a CI run replays the same mutations;
-#              0 = a new random seed every run, for longer runs that should explore).
+#   tools/fuzz.sh ci [TARGET...]        what CI runs (tools/run-tests.sh): deterministic. Every target
+#                                       executes exactly the number of inputs fuzz/ci-runs gives it,
+#                                       from seed 1 and the committed corpus, so the same commit runs
+#                                       the same inputs on every machine (the summary's execution
+#                                       counts and corpus sizes are the same everywhere); then every
+#                                       file of tests/data/fuzz-regressions/TARGET/ is replayed.
+#   tools/fuzz.sh [SECONDS] [TARGET...] exploring, outside CI: each target for SECONDS (default 20),
+#                                       from a new random seed each time (FUZZ_SEED to choose one).
+#                                       What it finds becomes a regression input once fixed.
+#
+# Any finding (a crash, a sanitizer report, an uncaught exception, a timeout (-timeout), running
+# out of memory) fails the script, in both modes, and its input's path is printed. There is no
+# list of tolerated crashes.
+#
+# Environment: FUZZ_WORK_DIR (default: a new temporary directory; corpora, logs, findings; kept
+#              when something was found), FUZZ_JOBS (build parallelism, default 2), FUZZ_TIMEOUT
+#              (seconds one input may take; default 60 in ci mode, where a slow machine must not
+#              turn into a finding, 25 otherwise), FUZZ_SEED (exploring mode only, default 0 = random).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-seconds=${1:-20}
-shift || true
+mode=time
+seconds=20
+if [[ "${1:-}" == ci ]]; then
+  mode=ci
+  shift
+elif [[ "${1:-}" =~ ^[0-9]+$ ]]; then
+  seconds=$1
+  shift
+fi
 all=(onnx costgraph dot json_graph neurips pipedream devices policy tuner_params)
 targets=("${@:-${all[@]}}")
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 work=${FUZZ_WORK_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/graphopt-fuzz.XXXXXX")}
 mkdir -p "$work"
+
+# ciRuns TARGET: the executions fuzz/ci-runs gives TARGET ("TARGET RUNS" lines).
+ciRuns() {
+  local n
+  n=$(awk -v t="$1" '$1 == t { print $2 }' fuzz/ci-runs)
+  [[ -n "$n" ]] || { echo "fuzz: fuzz/ci-runs has no line for target '$1'" >&2; exit 2; }
+  echo "$n"
+}
+[[ $mode == ci ]] && for t in "${targets[@]}"; do ciRuns "$t" >/dev/null; done
 
 start=$(date +%s)
 cmake -S . -B "$build" -G Ninja -DGRAPHOPT_BUILD_FUZZERS=ON -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
@@ -32,81 +58,119 @@ echo "fuzz: built in $(($(date +%s) - start)) s; work directory $work"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:symbolize=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export LSAN_OPTIONS="suppressions=$root/fuzz/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
-
-# knownIssue TARGET LOG: the reason fuzz/known-issues gives for the crash in LOG, if it lists it:
-# a line "TARGET<TAB>TEXT<TAB>REASON" matches when TEXT appears in the report's first 8 frames.
-knownIssue() {
-  local frames
-  frames=$(grep -m1 -A12 -E '^==[0-9]+==ERROR|^SUMMARY|runtime error' "$2" | grep -E '^ +#[0-7] ' || true)
-  [[ -n "$frames" ]] || return 0
-  while IFS=$'\t' read -r target text reason; do
-    [[ -z "$target" || "$target" == \#* || "$target" != "$1" ]] && continue
-    if grep -qF -- "$text" <<<"$frames"; then
-      echo "$reason"
-      return 0
-    fi
-  done <fuzz/known-issues
-}
+if [[ $mode == ci ]]; then
+  timeout=${FUZZ_TIMEOUT:-60}
+  seed=1
+  # One thread wherever a library would start several (XGBoost's OpenMP in the tuner target):
+  # how often a waiting loop runs depends on timing, and libFuzzer counts it as coverage.
+  export OMP_NUM_THREADS=1
+  # No address space randomization: with it the same input covered a few edges more or less from
+  # one process to the next (pointer values reach hashing and ordering), which was enough for two
+  # runs from one seed to drift apart after a few thousand inputs. setarch -R turns it off for
+  # the fuzzer alone.
+  if setarch "$(uname -m)" -R true 2>/dev/null; then
+    norandom=(setarch "$(uname -m)" -R)
+  else
+    norandom=()
+    echo "fuzz: WARNING: cannot turn address randomization off (setarch -R); runs may not repeat exactly"
+  fi
+else
+  timeout=${FUZZ_TIMEOUT:-25}
+  seed=${FUZZ_SEED:-0}
+  norandom=()
+fi
+limits=(-timeout="$timeout" -rss_limit_mb=2048 -malloc_limit_mb=2048)
 
 failed=()
+findings_all=()
 summary=()
+fuzzStart=$(date +%s)
 for t in "${targets[@]}"; do
   corpus="$work/corpus/$t"
   findings="$work/findings/$t"
   mkdir -p "$corpus" "$findings"
-  fuzz/seeds.sh "$t" "$corpus"
-  seeds=$(find "$corpus" -type f | wc -l)
+  if [[ $mode == ci ]]; then
+    # The seeds are handed over as a list in name order (-seed_inputs), not as a directory: the
+    # order a directory lists its files in depends on the file system (ext4 hashes names with a
+    # seed of its own), and libFuzzer's start-up shuffle and its sort by size keep that order for
+    # files of equal size, so the same seeds would start a different sequence on another machine.
+    # The corpus directory starts empty and receives only the new inputs; -reload=0 keeps
+    # libFuzzer from re-reading it on a timer.
+    fuzz/seeds.sh "$t" "$work/seeds/$t"
+    find "$work/seeds/$t" -type f | LC_ALL=C sort | paste -sd, - >"$work/$t.seeds"
+    seeds=$(find "$work/seeds/$t" -type f | wc -l)
+    inputs_from=(-seed_inputs=@"$work/$t.seeds" -reload=0)
+    ((seeds)) || inputs_from=(-reload=0)
+  else
+    fuzz/seeds.sh "$t" "$corpus"
+    seeds=$(find "$corpus" -type f | wc -l)
+    inputs_from=()
+  fi
   log="$work/$t.log"
   # Policies are 270 KB; mutating whole ones is slow and finds no more than small ones do.
   maxlen=()
   [[ "$t" == policy ]] && maxlen=(-max_len=16384)
-  echo "fuzz: $t for $seconds s ($seeds seed files)"
-  # A crash that fuzz/known-issues lists (in a file another change is fixing) is reported and the
-  # fuzzer goes on for the rest of its time; anything else fails the run.
-  deadline=$(($(date +%s) + seconds))
-  execs=0
-  status=0
-  known=()
-  while :; do
-    left=$((deadline - $(date +%s)))
-    ((left > 0)) || break
-    set +e
-    "$build/fuzz/fuzz_$t" "$corpus" -max_total_time="$left" -timeout="${FUZZ_TIMEOUT:-25}" -rss_limit_mb=2048 \
-      -malloc_limit_mb=2048 -print_final_stats=1 -seed="${FUZZ_SEED:-1}" -artifact_prefix="$findings/" "${maxlen[@]}" >"$log" 2>&1
-    status=$?
-    set -e
-    n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-    execs=$((execs + ${n:-0}))
-    ((status != 0)) || break
-    issue=$(knownIssue "$t" "$log")
-    [[ -n "$issue" ]] || break
-    known+=("$issue")
-    mkdir -p "$work/known/$t"
-    mv "$findings"/* "$work/known/$t/" 2>/dev/null || true
-    cat "$log" >>"$work/$t.known.log"
-    status=0
-  done
-  files=$(find "$corpus" -type f | wc -l)
+  if [[ $mode == ci ]]; then
+    budget=(-runs="$(ciRuns "$t")")
+    echo "fuzz: $t, $(ciRuns "$t") executions from seed $seed ($seeds seed files)"
+  else
+    budget=(-max_total_time="$seconds")
+    echo "fuzz: $t for $seconds s ($seeds seed files, seed $seed)"
+  fi
+  t0=$(date +%s)
+  set +e
+  "${norandom[@]}" "$build/fuzz/fuzz_$t" "$corpus" "${inputs_from[@]}" "${budget[@]}" -seed="$seed" "${limits[@]}" -print_final_stats=1 \
+    -artifact_prefix="$findings/" "${maxlen[@]}" >"$log" 2>&1
+  status=$?
+  set -e
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  # The corpus libFuzzer ended with (seeds it kept and new inputs), from its last status line.
+  files=$(sed -n 's/.* corp: \([0-9]*\)\/.*/\1/p' "$log" | tail -1)
+  files=${files:-0}
+  # The regression inputs, each once, in the same kind of process.
+  regressions=0
+  rstatus=0
+  if ((status == 0)) && [[ -d tests/data/fuzz-regressions/$t ]]; then
+    mapfile -t inputs < <(find "tests/data/fuzz-regressions/$t" -type f | sort)
+    regressions=${#inputs[@]}
+    if ((regressions)); then
+      set +e
+      "${norandom[@]}" "$build/fuzz/fuzz_$t" "${limits[@]}" -artifact_prefix="$findings/" "${inputs[@]}" \
+        >"$work/$t.regressions.log" 2>&1
+      rstatus=$?
+      set -e
+      if ((rstatus != 0)); then
+        # The replay names the file it is running before running it: the last one named is it.
+        last=$(sed -n 's/^Running: //p' "$work/$t.regressions.log" | tail -1)
+        [[ -n "$last" ]] && findings_all+=("$t: $root/$last (regression input)")
+        log="$work/$t.regressions.log"
+        status=$rstatus
+      fi
+    fi
+  fi
+  secs=$(($(date +%s) - t0))
+  for f in "$findings"/*; do [[ -e "$f" ]] && findings_all+=("$t: $f"); done
   if ((status != 0)) || [[ -n "$(ls -A "$findings")" ]]; then
     failed+=("$t")
     echo "fuzz: $t FAILED (exit $status); the end of $log:"
     tail -n 60 "$log"
-    ls -l "$findings"
   fi
-  if ((${#known[@]})); then
-    echo "fuzz: $t hit ${#known[@]} known issue(s), not counted as failures (inputs in $work/known/$t):"
-    printf '  %s\n' "$(printf '%s\n' "${known[@]}" | sort -u)"
-  fi
-  summary+=("$(printf '%-14s %12s executions  %6d corpus files (%d seeds)  %s%s' "$t" "$execs" "$files" "$seeds" \
-    "$( ((status == 0)) && echo ok || echo FAILED)" "$( ((${#known[@]})) && echo ", ${#known[@]} known-issue restart(s)")")")
+  summary+=("$(printf '%-14s %10s executions  %6d corpus files (%d seeds)  %3d regression inputs  %5d s  %s' "$t" \
+    "${execs:-?}" "$files" "$seeds" "$regressions" "$secs" "$( ((status == 0)) && echo ok || echo FAILED)")")
 done
 
 echo
-echo "fuzz: $seconds s per target, $(($(date +%s) - start)) s in all"
+if [[ $mode == ci ]]; then
+  echo "fuzz: deterministic (fuzz/ci-runs, seed 1); fuzzing took $(($(date +%s) - fuzzStart)) s, $(($(date +%s) - start)) s with the build"
+else
+  echo "fuzz: $seconds s per target, $(($(date +%s) - start)) s in all"
+fi
 printf '%s\n' "${summary[@]}"
 if ((${#failed[@]})); then
-  echo "fuzz: findings in ${failed[*]}; inputs in $work/findings/ (reproduce: $build/fuzz/fuzz_TARGET FILE;"
-  echo "      keep one as tests/data/fuzz-regressions/TARGET/NAME once fixed)"
+  echo "fuzz: FINDINGS in ${failed[*]}:"
+  printf '  %s\n' "${findings_all[@]:-(no input kept; see the logs in $work)}"
+  echo "fuzz: reproduce with $build/fuzz/fuzz_TARGET FILE; once fixed, keep the input as"
+  echo "      tests/data/fuzz-regressions/TARGET/NAME (a name that says what it was)"
   exit 1
 fi
 [[ -n "${FUZZ_WORK_DIR:-}" ]] || rm -rf "$work"

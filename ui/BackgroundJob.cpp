@@ -3,7 +3,7 @@
 #include <QPointer>
 #include <QtConcurrent>
 
-#include "run/RecordedRun.h"
+#include "store/RecordedRun.h"
 
 namespace graphopt::ui {
 

@@ -21,7 +21,7 @@
 #include <cmath>
 
 #include "BackgroundJob.h"
-#include "run/RecordedRun.h"
+#include "store/RecordedRun.h"
 #include "store/GraphFingerprint.h"
 #include "store/RunStore.h"
 #include "tuning/LibtorchReference.h"

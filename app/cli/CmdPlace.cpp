@@ -18,7 +18,7 @@
 #include "placement/PlacementEngines.h"
 #include "placement/PlacementExport.h"
 #include "placement/PlacementRun.h"
-#include "run/RecordedRun.h"
+#include "store/RecordedRun.h"
 
 namespace graphopt::cli {
 

@@ -24,7 +24,7 @@
 #include "placement/regal/RegalEngine.h"
 #include "placement/regal/RegalTraining.h"
 #include "placement/regal/TrainingRun.h"
-#include "run/RecordedRun.h"
+#include "store/RecordedRun.h"
 #include "run/ResourceLocator.h"
 
 namespace graphopt::cli {
@@ -71,14 +71,38 @@ std::vector<std::string> graphFiles(const std::string& spec, const std::string& 
     return files;
 }
 
-// Every file with the same input sizes (--batch, --input-shape); a file that cannot take them is
-// an error naming it.
+// Every file with the same input sizes (--batch, --input-shape). A file that cannot be used (it
+// cannot take those sizes, it is not a graph, ...) is put in `unusable` with the reason and the
+// others go on; when none can be used, that is an error listing them all, in one line.
 std::vector<regal::PolicyGraph> loadGraphs(const std::vector<std::string>& files, const DeviceModel& devices,
-                                           PlacementObjective objective, const LoadOptions& inputs) {
+                                           PlacementObjective objective, const LoadOptions& inputs,
+                                           std::vector<regal::UnusableInput>& unusable) {
     std::vector<regal::PolicyGraph> out;
-    for (const auto& f : files)
-        out.push_back(regal::preparePolicyGraph(fs::path(f).filename().string(), loadGraph(f, inputs), devices, objective));
+    for (const auto& f : files) try {
+            out.push_back(regal::preparePolicyGraph(fs::path(f).filename().string(), loadGraph(f, inputs), devices, objective));
+        } catch (const std::exception& e) {
+            unusable.push_back(regal::unusableInput(f, e.what()));
+        }
+    if (out.empty()) {
+        std::string list;
+        for (const auto& u : unusable) list += (list.empty() ? "" : "; ") + u.file + ": " + u.reason;
+        throw UsageError("none of the " + std::to_string(files.size()) + " graphs can be used: " + list);
+    }
     return out;
+}
+
+nlohmann::json unusableToJson(const std::vector<regal::UnusableInput>& unusable) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& u : unusable) j.push_back({{"file", u.file}, {"reason", u.reason}});
+    return j;
+}
+
+// One line per file that was left out, on stderr as the work starts.
+void reportUnusable(const char* command, const std::vector<regal::UnusableInput>& unusable, size_t of) {
+    for (const auto& u : unusable) std::cerr << command << ": skipped " << u.file << ": " << u.reason << "\n";
+    if (!unusable.empty())
+        std::cerr << command << ": " << unusable.size() << " of " << of << " graphs skipped, going on with the other "
+                  << of - unusable.size() << "\n";
 }
 
 
@@ -284,6 +308,10 @@ int cmdTrainPolicy(const ArgList& argv) {
     }
     std::cerr << "train-policy: wrote " << res.policyPath << " (" << std::fixed << std::setprecision(0) << res.wallS
               << " s, world size " << res.worldSize << ")\n";
+    if (!res.skipped.empty()) {
+        std::cerr << "train-policy: trained without " << res.skipped.size() << " model(s) of the train split:\n";
+        for (const auto& u : res.skipped) std::cerr << "  " << u.file << ": " << u.reason << "\n";
+    }
     if (json)
         std::cout << res.toJson().dump(2) << "\n";
     else
@@ -354,10 +382,12 @@ int cmdEvalPolicy(const ArgList& argv) {
         throw UsageError(policy + ": the policy is for " + std::to_string(meta.config.devices) + " devices, " + devices.name +
                          " has " + std::to_string(devices.deviceCount()));
     const auto files = graphFiles(testSpec, "test");
-    const auto graphs = loadGraphs(files, devices, objective, inputs);
+    std::vector<regal::UnusableInput> unusable;
+    const auto graphs = loadGraphs(files, devices, objective, inputs, unusable);
     const bool json = args.has("json");
     const std::unique_ptr<Communicator> comm = joinRanks(args);
     const bool lead = comm->rank() == 0;
+    if (lead) reportUnusable("eval-policy", unusable, files.size());
 
     try {
         if (args.has("tune-grid")) {
@@ -365,7 +395,9 @@ int cmdEvalPolicy(const ArgList& argv) {
             std::string tuned;
             if (lead) {
                 const auto tuneFiles = graphFiles(args.get("tune-on").value_or(modelsDir()), "train");
-                const auto tuneGraphs = loadGraphs(tuneFiles, devices, objective, inputs);
+                std::vector<regal::UnusableInput> tuneUnusable;
+                const auto tuneGraphs = loadGraphs(tuneFiles, devices, objective, inputs, tuneUnusable);
+                reportUnusable("eval-policy: --tune-on", tuneUnusable, tuneFiles.size());
                 std::cerr << "eval-policy: grid search for BRKGA on " << tuneGraphs.size() << " training graphs\n";
                 o.tunedParams = regal::tuneBrkgaGrid(tuneGraphs, devices, o.budget, 1, o.threads,
                                                      [](const std::string& line) { std::cerr << "  " << line << "\n"; });
@@ -443,6 +475,7 @@ int cmdEvalPolicy(const ArgList& argv) {
                             {"summary", summary}};
         if (inputs.batch > 0) j["batch"] = inputs.batch;
         if (!inputs.inputShapes.empty()) j["input_shapes"] = inputs.inputShapes;
+        j["skipped"] = unusableToJson(unusable);  // the test graphs that could not be used, and why
         for (size_t i = 0; i < evals.size(); ++i) {
             nlohmann::json g = evals[i].toJson();
             g["rank"] = owner[i];
@@ -469,6 +502,10 @@ int cmdEvalPolicy(const ArgList& argv) {
         std::cout << "vs tuned BRKGA:    " << figures(summary["vs_tuned"]) << "  (" << o.tunedParams.dump() << ")\n";
     if (summary.contains("vs_best_baseline")) std::cout << "vs best baseline:  " << figures(summary["vs_best_baseline"]) << "\n";
     std::cout << "total time:        " << summary["total_s"].get<double>() << " s\n";
+    if (!unusable.empty()) {
+        std::cout << "skipped:           " << unusable.size() << " of " << files.size() << " graphs could not be used\n";
+        for (const auto& u : unusable) std::cout << "  " << u.file << ": " << u.reason << "\n";
+    }
     return 0;
 }
 

@@ -17,7 +17,7 @@
 #include "ModelOptions.h"
 #include "StoreOptions.h"
 #include "graph/Loaders.h"
-#include "run/RecordedRun.h"
+#include "store/RecordedRun.h"
 #include "tuning/DistributedMeasurer.h"
 #include "tuning/HalideMeasurer.h"
 #include "tuning/LibtorchReference.h"
@@ -126,10 +126,22 @@ int cmdTune(const ArgList& argv) {
     // One measurer for every task (one worker process for real measurements, started at the first
     // measurement, so after libtorch's timings below).
     const std::unique_ptr<Measurer> measurer = makeMeasurer(specFor(chosen.front()));
-    try {
-        TuningRun probe(g, specFor(chosen.front()), path, measurer.get());
-    } catch (const std::invalid_argument& e) {
-        throw UsageError(e.what());
+    // A bad option fails every task the same way: refused now. With --all a task the run cannot
+    // take is reported and left out below, so the check passes when some task can be tuned.
+    {
+        std::string firstError;
+        bool usable = false;
+        for (size_t idx : chosen) {
+            try {
+                TuningRun probe(g, specFor(idx), path, measurer.get());
+                usable = true;
+                break;
+            } catch (const std::invalid_argument& e) {
+                if (firstError.empty()) firstError = e.what();
+            }
+            if (!args.has("all")) break;
+        }
+        if (!usable) throw UsageError(firstError);
     }
     std::unique_ptr<Communicator> comm;
     std::unique_ptr<DistributedMeasurer> spread;
@@ -194,10 +206,28 @@ int cmdTune(const ArgList& argv) {
     const std::string sim = simulated ? "[simulated CPU] " : "";
     out["simulated"] = simulated;
     if (!quiet && inputDims != g.metadata.end()) std::cerr << sim << "model inputs: " << inputDims->second << "\n";
+    // With --all, a task that cannot be tuned (the run refuses it, or fails) is reported with the
+    // reason, and the others go on; only when none could be tuned is that a failure.
+    const bool all = args.has("all");
+    nlohmann::json skipped = nlohmann::json::array();
+    size_t tuned = 0;
+    auto skip = [&](size_t idx, const std::string& reason) {
+        skipped.push_back({{"task", idx}, {"reason", reason}});
+        allTuned = false;
+        if (!quiet) std::cerr << sim << "task " << idx << " skipped: " << reason << "\n";
+    };
     for (size_t idx : chosen) {
         const TuningTask& task = tasks[idx];
         const KnobSpace space = templateSpace(task);
-        TuningRun run(g, specFor(idx), path, measuring);
+        std::unique_ptr<TuningRun> runPtr;
+        try {
+            runPtr = std::make_unique<TuningRun>(g, specFor(idx), path, measuring);
+        } catch (const std::invalid_argument& e) {
+            if (!all) throw UsageError(e.what());
+            skip(idx, e.what());
+            continue;
+        }
+        TuningRun& run = *runPtr;
         if (!quiet) std::cerr << sim << "task " << idx << ": " << task.describe() << " (" << space.size() << " configs)\n";
         // One stored run per task: measurements and progress stream to the store as they come.
         RecordedRun recorded(run, dbPath);
@@ -210,7 +240,12 @@ int cmdTune(const ArgList& argv) {
             };
         const TuningResult res = runOrFail([&] { return recorded.executeAs<TuningResult>(reporter, interrupt.token()); });
         if (!quiet) std::cerr << "\n";
-        if (res.status() == RunStatus::Failed) throw RunFailure("task " + std::to_string(idx) + ": " + res.error());
+        if (res.status() == RunStatus::Failed) {
+            if (!all) throw RunFailure("task " + std::to_string(idx) + ": " + res.error());
+            skip(idx, res.error());
+            continue;
+        }
+        ++tuned;
         nlohmann::json t = res.toJson();
         if (recorded.runId()) t["run_id"] = *recorded.runId();
         t["task_index"] = idx;
@@ -273,6 +308,14 @@ int cmdTune(const ArgList& argv) {
             break;
         }
     }
+    out["skipped"] = skipped;  // tasks that could not be tuned, and why
+    if (tuned == 0 && !skipped.empty() && !interrupt.interrupted()) {
+        std::string list;
+        for (const auto& k : skipped)
+            list += (list.empty() ? "" : "; ") + ("task " + std::to_string(k["task"].get<size_t>())) + ": " +
+                    k["reason"].get<std::string>();
+        throw RunFailure("none of the " + std::to_string(chosen.size()) + " tasks could be tuned: " + list);
+    }
     const int status = interrupt.interrupted() ? kExitInterrupted : 0;
     if (spread) {
         spread->finish();
@@ -305,6 +348,11 @@ int cmdTune(const ArgList& argv) {
             std::cout << "; libtorch on the same operators (faster of 1 and " << cores << " threads): " << libtorchS * 1e3
                       << " ms; tuned / libtorch: " << std::setprecision(3) << totalS / libtorchS;
         std::cout << "\n";
+    }
+    if (!skipped.empty()) {
+        std::cout << sim << "skipped " << skipped.size() << " of " << chosen.size() << " tasks:\n";
+        for (const auto& k : skipped)
+            std::cout << "  task " << k["task"].get<size_t>() << ": " << k["reason"].get<std::string>() << "\n";
     }
     if (out.contains("peak"))
         std::cout << "machine peak (" << out["peak"]["isa"].get<std::string>() << " FMA): "

@@ -8,6 +8,7 @@
 #include "Commands.h"
 #include "Docs.h"
 #include "placement/regal/RegalEngine.h"
+#include "store/StoreError.h"
 #include "tuning/LearnedTuners.h"
 
 namespace {
@@ -86,6 +87,10 @@ int main(int argc, char** argv) {
         try {
             return c.run(rest);
         } catch (const RunFailure& e) {
+            std::cerr << "graphopt " << name << ": " << e.what() << "\n";
+            return kExitRunFailed;
+        } catch (const StoreWriteError& e) {
+            // The run database ran out of room (or had an I/O error) while a run was recorded.
             std::cerr << "graphopt " << name << ": " << e.what() << "\n";
             return kExitRunFailed;
         } catch (const std::exception& e) {

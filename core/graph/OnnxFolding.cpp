@@ -919,6 +919,7 @@ std::vector<std::string> setInputShapes(onnx::ModelProto& model, const InputShap
     for (const auto& init : g->initializer()) initializers.insert(init.name());
     std::set<std::string> used;
     bool batchUsed = false;
+    bool batchFixed = false;  // an input whose leading dimension is already the batch asked for
     std::string inputsText;  // for the message when the batch size has nowhere to go
     int listed = 0;
     for (auto& in : *g->mutable_input()) {
@@ -943,6 +944,9 @@ std::vector<std::string> setInputShapes(onnx::ModelProto& model, const InputShap
             continue;
         }
         if (!tt->has_shape()) continue;  // rank unknown: nothing to set
+        if (options.batch > 0 && tt->shape().dim_size() > 0 && tt->shape().dim(0).has_dim_value() &&
+            tt->shape().dim(0).dim_value() == options.batch)
+            batchFixed = true;
         {
             std::string dims;
             for (const auto& d : tt->shape().dim())
@@ -966,7 +970,7 @@ std::vector<std::string> setInputShapes(onnx::ModelProto& model, const InputShap
     }
     for (const auto& [name, shape] : options.shapes)
         if (!used.count(name)) throw std::invalid_argument("the model has no input named '" + name + "'");
-    if (options.batch > 0 && !batchUsed)
+    if (options.batch > 0 && !batchUsed && !batchFixed)
         throw std::invalid_argument("a batch size was given, but no input has a symbolic dimension named like 'batch' "
                                     "(inputs: " + inputsText + "); give the whole shape with --input-shape NAME=D1xD2x...");
     // Declared output shapes were written for the old input shapes: let inference redo them.

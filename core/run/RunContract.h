@@ -8,7 +8,7 @@
 //   a typed result   PlacementResult, TuningResult, TrainingResult: each a RunOutcome that knows
 //                    its status and how it becomes a stored run (toRunResult()).
 //
-// RecordedRun (run/RecordedRun.h) attaches the run store to any Run; the CLI commands and the GUI's
+// RecordedRun (store/RecordedRun.h) attaches the run store to any Run; the CLI commands and the GUI's
 // BackgroundJob are thin adapters over these two.
 #pragma once
 

@@ -12,6 +12,7 @@ namespace graphopt {
 RunRecorder::RunRecorder(const std::string& dbPath, const RunSpec& spec, const std::optional<GraphRecord>& graph,
                          const std::string& note, std::chrono::milliseconds batchInterval)
     : dbPath_(dbPath), store_(std::make_unique<RunStore>(dbPath)), batchInterval_(batchInterval) {
+    store_->requireWritable("start a run");
     std::optional<int64_t> graphId;
     if (graph) graphId = store_->addGraph(*graph);
     runId_ = store_->beginRun(spec, graphId, note);
@@ -84,6 +85,11 @@ std::string RunRecorder::lastError() const {
     return lastError_;
 }
 
+std::string RunRecorder::writeFailure() const {
+    std::lock_guard lk(mutex_);
+    return writeFailure_;
+}
+
 int64_t RunRecorder::eventsWritten() const {
     std::lock_guard lk(mutex_);
     return eventsWritten_;
@@ -137,8 +143,31 @@ void RunRecorder::writeBatch(std::deque<Item>& batch) {
             // Not fatal: the commit below is still safe against a crash of this process.
         }
     }
+    // After a write the database refused (a full disk, an I/O error) the run's record has a gap:
+    // later events are not written (a record with a hole would read as a whole run), and the
+    // final status says the run failed to be recorded, if there is room for that much.
+    bool broken;
+    std::string firstError;
+    {
+        std::lock_guard lk(mutex_);
+        broken = !writeFailure_.empty();
+        firstError = writeFailure_;
+    }
+    if (broken) {
+        for (auto& item : batch) {
+            auto* f = std::get_if<Final>(&item);
+            if (!f) continue;
+            try {
+                store_->endRun(runId_, RunStatus::Failed, "not recorded completely: " + firstError);
+            } catch (const std::exception&) {
+                // Still no room: the run stays `running` and the next open marks it interrupted.
+            }
+        }
+        return;
+    }
     // The busy timeout already waits 10 s for another writer; a few retries cover a longer hold-up
-    // (e.g. a big delete in the GUI) before the batch is given up.
+    // (e.g. a big delete in the GUI) before the batch is given up. A full disk is not retried.
+    bool writeFailed = false;
     for (int attempt = 0; attempt < 5; ++attempt) {
         try {
             events = 0;
@@ -168,10 +197,27 @@ void RunRecorder::writeBatch(std::deque<Item>& batch) {
             tx.commit();
             error.clear();
             break;
+        } catch (const StoreWriteError& e) {
+            error = e.what();
+            writeFailed = true;
+            break;
         } catch (const std::exception& e) {
             error = e.what();
             std::this_thread::sleep_for(std::chrono::milliseconds(100 * (attempt + 1)));
         }
+    }
+    if (writeFailed) {
+        {
+            std::lock_guard lk(mutex_);
+            writeFailure_ = error;
+        }
+        for (auto& item : batch)
+            if (std::holds_alternative<Final>(item)) {
+                try {
+                    store_->endRun(runId_, RunStatus::Failed, "not recorded completely: " + error);
+                } catch (const std::exception&) {
+                }
+            }
     }
     std::lock_guard lk(mutex_);
     if (error.empty())

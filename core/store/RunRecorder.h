@@ -59,6 +59,10 @@ public:
     // The last write error ("" when none). The writer keeps going after an error (a busy database
     // is retried; the batch that failed for another reason is dropped).
     std::string lastError() const;
+    // The first write the database refused for lack of room or an I/O error (StoreWriteError's
+    // message; "" when none). From then on nothing more of the run is written but its final
+    // status (failed, "not recorded completely: ..."), when that still fits.
+    std::string writeFailure() const;
     int64_t eventsWritten() const;
 
 private:
@@ -85,7 +89,7 @@ private:
     uint64_t enqueued_ = 0, done_ = 0;  // items
     int64_t eventsWritten_ = 0;
     bool flushRequested_ = false, stopping_ = false, ended_ = false;
-    std::string lastError_;
+    std::string lastError_, writeFailure_;
     std::thread writer_;
 };
 

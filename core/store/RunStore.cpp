@@ -114,11 +114,40 @@ void createAtomically(const std::string& path, int schemaVersion) {
         throw StoreError(path + ": cannot create the run database: " + std::strerror(err));
 }
 
+// Why an existing database cannot be written ("" when it can): access() says so for a read-only
+// mount even to root (EROFS), and for file modes to everyone else. SQLite also needs to create
+// its -wal and -shm files next to the database.
+std::string whyNotWritable(const std::string& path) {
+    if (::access(path.c_str(), W_OK) != 0) return std::strerror(errno);
+    fs::path parent = fs::path(path).parent_path();
+    if (parent.empty()) parent = ".";
+    if (::access(parent.c_str(), W_OK) != 0) return "its folder " + parent.string() + ": " + std::strerror(errno);
+    return {};
+}
+
 }  // namespace
+
+void RunStore::requireWritable(const std::string& what) const {
+    if (readOnly())
+        throw StoreError(path_ + ": the run database is read-only (" + readOnlyReason_ + "): it can be listed and read, "
+                         "but cannot " + what + "; record into another file (--db PATH) or do not record (--no-store)");
+}
 
 void RunStore::open(int schemaVersion) {
     // Nothing below writes to an existing file before the probe has accepted it.
     StoreFileProbe probe = StoreFileProbe::inspect(path_, latestStoreSchemaVersion());
+    if (probe.exists) readOnlyReason_ = whyNotWritable(path_);
+    if (readOnly()) {
+        db_ = std::make_unique<SqliteDatabase>(path_, SqliteDatabase::Mode::ReadOnly);
+        db_->exec("PRAGMA busy_timeout = 10000");
+        db_->exec("PRAGMA foreign_keys = ON");
+        if (probe.schemaVersion < schemaVersion)
+            throw StoreError(path_ + ": the run database is read-only (" + readOnlyReason_ + ") and has schema version " +
+                             std::to_string(probe.schemaVersion) + ", older than this program's " +
+                             std::to_string(schemaVersion) + ", which it cannot migrate without writing; the file was "
+                             "left unchanged");
+        return;  // no runs are marked interrupted: that would be a write
+    }
     if (!probe.exists) {
         createAtomically(path_, schemaVersion);
         probe = StoreFileProbe::inspect(path_, latestStoreSchemaVersion());  // ours, or a racer's
@@ -131,6 +160,7 @@ void RunStore::open(int schemaVersion) {
 int RunStore::schemaVersion() { return storeSchemaVersion(*db_); }
 
 std::vector<int64_t> RunStore::markInterruptedRuns() {
+    if (readOnly()) return {};
     struct Candidate {
         int64_t id;
         ProcessIdentity owner;
@@ -166,6 +196,7 @@ std::vector<int64_t> RunStore::markInterruptedRuns() {
 }
 
 int64_t RunStore::addGraph(const GraphRecord& g) {
+    requireWritable("record a graph");
     SqliteTransaction tx(*db_);
     db_->cached("INSERT INTO graphs (content_hash, name, source_path, nodes, edges, created_at) "
                 "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (content_hash) DO NOTHING")
@@ -187,6 +218,7 @@ int64_t RunStore::addGraph(const GraphRecord& g) {
 
 int64_t RunStore::beginRun(const RunSpec& spec, std::optional<int64_t> graphId, const std::string& note,
                            const ProcessIdentity& owner) {
+    requireWritable("start a run");
     SqliteTransaction tx(*db_);
     db_->cached("INSERT INTO runs (kind, engine, objective, spec_json, graph_id, seed, started_at, status, note, "
                 "owner_pid, owner_host, owner_boot_id, owner_start_ticks) "
@@ -211,6 +243,7 @@ int64_t RunStore::beginRun(const RunSpec& spec, std::optional<int64_t> graphId, 
 
 void RunStore::appendEvents(int64_t runId, const std::vector<ProgressEvent>& events) {
     if (events.empty()) return;
+    requireWritable("record events");
     SqliteTransaction tx(*db_);
     auto& ins = db_->cached(
         "INSERT INTO events (run_id, step, evaluations, best_cost, elapsed_s, values_json) VALUES (?, ?, ?, ?, ?, ?)");
@@ -226,6 +259,7 @@ void RunStore::appendEvents(int64_t runId, const std::vector<ProgressEvent>& eve
 }
 
 void RunStore::setResult(int64_t runId, const RunResult& r) {
+    requireWritable("record a result");
     SqliteTransaction tx(*db_);
     auto& ins = db_->cached(
         "INSERT OR REPLACE INTO results (run_id, cost, costs_json, placement_json, schedule_json) "
@@ -241,6 +275,7 @@ void RunStore::setResult(int64_t runId, const RunResult& r) {
 
 void RunStore::addMeasurements(int64_t runId, const std::vector<TuningMeasurement>& ms) {
     if (ms.empty()) return;
+    requireWritable("record measurements");
     SqliteTransaction tx(*db_);
     auto& ins = db_->cached(
         "INSERT INTO tuning_measurements (run_id, task, config_json, latency_s, gflops, error, cluster_id, batch, "
@@ -260,6 +295,7 @@ void RunStore::addMeasurements(int64_t runId, const std::vector<TuningMeasuremen
 }
 
 void RunStore::endRun(int64_t runId, RunStatus status, const std::string& error) {
+    requireWritable("end a run");
     if (status == RunStatus::Running) throw StoreError(path_ + ": a run cannot end in status 'running'");
     SqliteTransaction tx(*db_);
     db_->cached("UPDATE runs SET status = ?, error = ?, ended_at = ? WHERE id = ?")
@@ -273,6 +309,7 @@ void RunStore::endRun(int64_t runId, RunStatus status, const std::string& error)
 }
 
 int64_t RunStore::addPolicy(const PolicyRecord& p) {
+    requireWritable("record a policy");
     SqliteTransaction tx(*db_);
     db_->cached("INSERT INTO policies (file, content_hash, training_run_id, created_at) VALUES (?, ?, ?, ?)")
         .bindText(1, p.file)
@@ -286,6 +323,7 @@ int64_t RunStore::addPolicy(const PolicyRecord& p) {
 }
 
 void RunStore::deleteRun(int64_t runId) {
+    requireWritable("delete a run");
     SqliteTransaction tx(*db_);
     SqliteStatement q(*db_,
                       "SELECT status, coalesce(owner_pid, 0), coalesce(owner_host, ''), coalesce(owner_boot_id, ''), "

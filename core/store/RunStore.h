@@ -5,6 +5,10 @@
 // `running` by a process that has died. Several connections (threads or processes: the GUI and
 // a CLI run at once) may use one file; each RunStore is one connection for one thread at a time.
 // Every write is one transaction; writes inside an open transaction join it.
+//
+// A database that cannot be written (a read-only mount, which even root cannot write, or file
+// modes) opens read-only: it can be listed and read (`graphopt runs list`, the Runs tab), and every
+// write, beginning a run first, throws StoreError saying the database is read-only.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +42,12 @@ public:
 
     const std::string& path() const { return path_; }
     int schemaVersion();
+    // Opened read-only because the file (or its folder) cannot be written; why in readOnlyReason().
+    bool readOnly() const { return !readOnlyReason_.empty(); }
+    const std::string& readOnlyReason() const { return readOnlyReason_; }
+    // Throws StoreError naming the file when it is read-only; `what` says what was refused
+    // ("start a run").
+    void requireWritable(const std::string& what) const;
     // Runs this open found `running` with a dead owner and marked `interrupted`.
     const std::vector<int64_t>& interruptedAtOpen() const { return interruptedAtOpen_; }
     // Checks again (the GUI calls this when it refreshes its run list). Returns the runs marked.
@@ -79,6 +89,7 @@ private:
     std::string path_;
     std::unique_ptr<SqliteDatabase> db_;
     std::vector<int64_t> interruptedAtOpen_;
+    std::string readOnlyReason_;
 };
 
 // Current time as ISO-8601 UTC with milliseconds, as stored in the database.

@@ -12,4 +12,12 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// A write the database refused for lack of room or an I/O error (SQLITE_FULL, SQLITE_IOERR: a
+// full file system, a file size limit). SQLite rolled the transaction back, so what was committed
+// before is intact; the CLI reports it in one line and exits 1 (a run that failed), not 2.
+class StoreWriteError : public StoreError {
+public:
+    using StoreError::StoreError;
+};
+
 }  // namespace graphopt

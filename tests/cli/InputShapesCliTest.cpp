@@ -240,3 +240,49 @@ TEST(InputShapesCli, EvalPolicySummaryHasAVsBestBaselineObjectAndTakesABatch) {
     EXPECT_FALSE(parse(without)["summary"].contains("vs_best_baseline"));
     EXPECT_FALSE(parse(without).contains("batch"));
 }
+
+// One model that cannot take the batch does not sink the set (issue 29): eval-policy and
+// train-policy report it (file and reason, on stderr, in the summary and in --json), go on with
+// the others and exit 0; a fixed leading dimension that already equals the batch is no error.
+TEST(InputShapesCli, CommandsOverManyModelsSkipTheOnesThatCannotTakeTheBatchAndGoOn) {
+    Scratch s("skip");
+    fs::copy_file(kTransformer, s.dir / "transformer_encoder.onnx");
+    fs::copy_file(kFixed, s.dir / "fixed-batch-conv.onnx");
+    std::ofstream(s.dir / "splits.json") << R"({"train": ["fixed-batch-conv.onnx", "transformer_encoder.onnx"],
+                                               "test": ["fixed-batch-conv.onnx", "transformer_encoder.onnx"]})";
+    Result ev = runGraphopt("eval-policy --objective memory --test " + s.dir.string() + " --batch 4 --budget 20 --seeds 1 --json");
+    ASSERT_EQ(ev.status, 0) << ev.err;
+    const nlohmann::json j = parse(ev);
+    ASSERT_EQ(j["graphs"].size(), 1u) << ev.out;
+    EXPECT_EQ(j["graphs"][0]["name"], "transformer_encoder.onnx");
+    ASSERT_EQ(j["skipped"].size(), 1u) << ev.out;
+    EXPECT_NE(j["skipped"][0]["file"].get<std::string>().find("fixed-batch-conv.onnx"), std::string::npos);
+    EXPECT_NE(j["skipped"][0]["reason"].get<std::string>().find("named like 'batch'"), std::string::npos) << j["skipped"];
+    EXPECT_NE(ev.err.find("skipped " + (s.dir / "fixed-batch-conv.onnx").string()), std::string::npos) << ev.err;
+
+    Result table = runGraphopt("eval-policy --objective memory --test " + s.dir.string() + " --batch 4 --budget 20 --seeds 1");
+    ASSERT_EQ(table.status, 0) << table.err;
+    EXPECT_NE(table.out.find("skipped:           1 of 2 graphs could not be used"), std::string::npos) << table.out;
+
+    // The file's own batch asked for: nothing to set, nothing wrong.
+    Result same = runGraphopt("eval-policy --objective memory --test " + kFixed + " --batch 1 --budget 20 --seeds 1 --json");
+    ASSERT_EQ(same.status, 0) << same.err;
+    EXPECT_EQ(parse(same)["skipped"].size(), 0u);
+
+    // None usable: one line naming each, exit 2, nothing evaluated.
+    Result none = runGraphopt("eval-policy --test " + kFixed + "," + kFixed + " --batch 4 --budget 20 --seeds 1");
+    EXPECT_EQ(none.status, 2);
+    EXPECT_EQ(lines(none.err), 1) << none.err;
+    EXPECT_NE(none.err.find("none of the 2 graphs can be used"), std::string::npos) << none.err;
+    EXPECT_TRUE(none.out.empty()) << none.out;
+
+    const std::string policy = s.file("policy.json");
+    Result tr = runGraphopt("train-policy --models " + s.dir.string() + " --batch 4 --epochs 1 --seed 1 --budget 20 "
+                            "--samples 1 --sizes 10 --graph-seeds 1 --hidden 8 --rounds 1 --threads 1 --json --no-store "
+                            "--out " + policy);
+    ASSERT_EQ(tr.status, 0) << tr.err;
+    const nlohmann::json t = parse(tr);
+    ASSERT_EQ(t["skipped"].size(), 1u) << tr.out;
+    EXPECT_NE(t["skipped"][0]["file"].get<std::string>().find("fixed-batch-conv.onnx"), std::string::npos);
+    EXPECT_NE(tr.err.find("trained without 1 model(s) of the train split"), std::string::npos) << tr.err;
+}

@@ -12,7 +12,7 @@
 
 #include "CliSupport.h"
 #include "placement/regal/TrainingRun.h"
-#include "run/RecordedRun.h"
+#include "store/RecordedRun.h"
 #include "store/RunStore.h"
 #include "store/SqliteDatabase.h"
 

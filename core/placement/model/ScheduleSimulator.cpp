@@ -506,8 +506,9 @@ ScheduleCosts ScheduleSimulator::run(const double* keys, ScheduleDetail* detail)
                     }
                     linkTail[l] = nx++;
                     if constexpr (Record)
-                        detail->transfers.push_back({P.tensorGraphId[t], k, k2, start, end, P.tensorBytes[t],
-                                                     P.tensorMicroBatch.empty() ? 0 : P.tensorMicroBatch[t]});
+                        detail->transfers.push_back({.tensor = P.tensorGraphId[t], .from = k, .to = k2, .start = start,
+                                                     .end = end, .bytes = P.tensorBytes[t],
+                                                     .microBatch = P.tensorMicroBatch.empty() ? 0 : P.tensorMicroBatch[t]});
                 }
                 if (pending[t * d + k] == 0 && !P.tensorIsOutput[t]) release(k, P.tensorBytes[t], now);
             }

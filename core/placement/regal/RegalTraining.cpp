@@ -12,6 +12,7 @@
 
 #include <time.h>
 
+#include "graph/GraphError.h"
 #include "graph/Loaders.h"
 #include "graph/SyntheticGenerator.h"
 #include "placement/PlacementEngines.h"
@@ -92,7 +93,13 @@ std::vector<std::string> splitFiles(const std::string& modelsDir, const std::str
     }
 }
 
-std::vector<PolicyGraph> buildTrainingSet(const TrainingSetOptions& o, const DeviceModel& devices, PlacementObjective objective) {
+UnusableInput unusableInput(const std::string& file, const std::string& message) {
+    const std::string prefix = file + ": ";
+    return {file, message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message};
+}
+
+std::vector<PolicyGraph> buildTrainingSet(const TrainingSetOptions& o, const DeviceModel& devices, PlacementObjective objective,
+                                          std::vector<UnusableInput>* unusable) {
     std::vector<PolicyGraph> out;
     for (GraphFamily fam : allGraphFamilies())
         for (int size : o.sizes)
@@ -103,8 +110,12 @@ std::vector<PolicyGraph> buildTrainingSet(const TrainingSetOptions& o, const Dev
                                                  generateGraph(go), devices, objective));
             }
     if (!o.modelsDir.empty())
-        for (const std::string& file : splitFiles(o.modelsDir, "train"))
-            out.push_back(preparePolicyGraph(file, loadGraph(o.modelsDir + "/" + file, o.modelInputs), devices, objective));
+        for (const std::string& file : splitFiles(o.modelsDir, "train")) try {
+                out.push_back(preparePolicyGraph(file, loadGraph(o.modelsDir + "/" + file, o.modelInputs), devices, objective));
+            } catch (const GraphError& e) {
+                if (!unusable) throw;
+                unusable->push_back(unusableInput(o.modelsDir + "/" + file, e.what()));
+            }
     return out;
 }
 

@@ -78,7 +78,16 @@ struct TrainingSetOptions {
     // graphs are generated as they are.
     LoadOptions modelInputs;
 };
-std::vector<PolicyGraph> buildTrainingSet(const TrainingSetOptions& o, const DeviceModel& devices, PlacementObjective objective);
+// A model file a command over many inputs could not use, and why (the loader's message without
+// the file name in front); such commands report each one and go on with the rest.
+struct UnusableInput {
+    std::string file, reason;
+};
+UnusableInput unusableInput(const std::string& file, const std::string& message);
+// With `unusable`, a model of the train split that cannot be loaded (with o.modelInputs) is put
+// there and left out; without, it is an error (GraphError).
+std::vector<PolicyGraph> buildTrainingSet(const TrainingSetOptions& o, const DeviceModel& devices, PlacementObjective objective,
+                                          std::vector<UnusableInput>* unusable = nullptr);
 std::vector<PolicyGraph> buildValidationSet(const TrainingSetOptions& o, const DeviceModel& devices, PlacementObjective objective);
 // The file names listed under `split` ("train" or "test") in DIR/splits.json.
 std::vector<std::string> splitFiles(const std::string& modelsDir, const std::string& split);

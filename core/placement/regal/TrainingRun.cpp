@@ -217,6 +217,8 @@ nlohmann::json TrainingResult::toJson() const {
     nlohmann::json j = toRunResult().costs;
     j["status"] = runStatusName(runStatus);
     j["resumed_from_epoch"] = resumedFrom;
+    j["skipped"] = nlohmann::json::array();
+    for (const auto& u : skipped) j["skipped"].push_back({{"file", u.file}, {"reason", u.reason}});
     return j;
 }
 
@@ -227,14 +229,24 @@ TrainingRun::TrainingRun(RunSpec spec, std::string command, Communicator* comm)
     if (spec_.engine != "regal") throw std::invalid_argument("train-policy: only REGAL's policy can be trained");
     const Settings s = readSettings(spec_, comm_->rank() == 0);  // validates
     DeviceModel::load(s.options.devices);     // a bad preset or file is refused now
-    // Input sizes a model of the train split cannot take (no symbolic batch dimension, no input of
-    // that name, a format without shapes) are refused now too, naming the file.
-    if (!s.set.modelInputs.empty())
-        for (const std::string& file : splitFiles(s.set.modelsDir, "train")) try {
+    // Input sizes no model of the train split can take (no symbolic batch dimension, no input of
+    // that name, a format without shapes) are refused now, naming every file and why. A model that
+    // cannot take them while others can is left out when the run starts, and reported.
+    if (!s.set.modelInputs.empty()) {
+        const std::vector<std::string> files = splitFiles(s.set.modelsDir, "train");
+        std::string unusable;
+        size_t usable = 0;
+        for (const std::string& file : files) try {
                 loadGraph(s.set.modelsDir + "/" + file, s.set.modelInputs);
+                ++usable;
             } catch (const GraphError& e) {
-                throw std::invalid_argument(e.what());
+                const UnusableInput u = unusableInput(s.set.modelsDir + "/" + file, e.what());
+                unusable += (unusable.empty() ? "" : "; ") + u.file + ": " + u.reason;
             }
+        if (!files.empty() && usable == 0)
+            throw std::invalid_argument("none of the " + std::to_string(files.size()) +
+                                        " models of the train split can be used: " + unusable);
+    }
     spec_.objective = s.options.objective;
     spec_.devices = s.options.devices;
     spec_.budget = s.options.budget;
@@ -261,7 +273,9 @@ TrainingResult TrainingRun::run(const RunReporter& reporter, const CancellationT
     nn::setBlasThreads(1);  // OpenBLAS's spinning threads would take the core BRKGA or another rank needs
     auto model = makePolicyModel(config, o.seed);
     log("preparing training graphs");
-    auto train = buildTrainingSet(s.set, devices, objective);
+    std::vector<UnusableInput> skipped;
+    auto train = buildTrainingSet(s.set, devices, objective, &skipped);
+    for (const auto& u : skipped) log("skipped " + u.file + ": " + u.reason);
     auto validation = buildValidationSet(s.set, devices, objective);
     // Imitation first (a fresh run only: a checkpoint already holds the imitated weights). Over
     // several ranks each rank imitates the same targets with the same steps, so the weights stay
@@ -287,12 +301,14 @@ TrainingResult TrainingRun::run(const RunReporter& reporter, const CancellationT
             TrainingResult res;
             res.runStatus = RunStatus::Cancelled;
             res.wallS = secondsSince(t0);
+            res.skipped = skipped;
             return res;
         }
     }
     PolicyTrainer trainer(*model, devices, o, std::move(train), std::move(validation), comm_);
     TrainingResult res;
     res.worldSize = comm_->worldSize();
+    res.skipped = skipped;
     if (imitate && writer) {
         writeJsonAtomically(s.checkpoint, trainer.checkpoint());  // resume goes on after the imitation
         res.checkpointPath = s.checkpoint;

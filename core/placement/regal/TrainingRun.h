@@ -48,6 +48,9 @@ struct TrainingResult : RunOutcome {
     int64_t evaluations = 0;
     double wallS = 0;
     int worldSize = 1;
+    // Models of the train split that could not be used (with the input sizes asked for), and why;
+    // training went on without them. toJson() lists them under "skipped".
+    std::vector<UnusableInput> skipped;
 
     RunStatus status() const override { return runStatus; }
     RunResult toRunResult() const override;  // cost: 1 - the last validation mean improvement

@@ -1,7 +1,12 @@
-#include "run/RecordedRun.h"
+#include "store/RecordedRun.h"
+
+#include <atomic>
+#include <chrono>
+#include <thread>
 
 #include "graph/Graph.h"
 #include "store/GraphFingerprint.h"
+#include "store/StoreError.h"
 #include "store/RunRecorder.h"
 
 namespace graphopt {
@@ -43,9 +48,32 @@ std::unique_ptr<RunOutcome> RecordedRun::execute(const RunReporter& reporter, co
         reporter.commit();
     };
     both.step = reporter.step;  // empty stays empty: runs add step detail only when someone steps
+    // A run whose record can no longer be written (a full disk) is stopped: what it finds would be
+    // lost anyway. The run sees one token, cancelled by the caller's or by a write failure.
+    CancellationToken stop;
+    std::atomic<bool> done{false};
+    std::thread watcher;
+    if (rec)
+        watcher = std::thread([&] {
+            while (!done.load()) {
+                if ((cancel && cancel->isCancelled()) || !rec->writeFailure().empty()) {
+                    stop.cancel();
+                    return;
+                }
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            }
+        });
+    struct JoinWatcher {
+        std::atomic<bool>& done;
+        std::thread& watcher;
+        ~JoinWatcher() {
+            done.store(true);
+            if (watcher.joinable()) watcher.join();
+        }
+    } joinWatcher{done, watcher};
     std::unique_ptr<RunOutcome> out;
     try {
-        out = run_.execute(both, cancel);
+        out = run_.execute(both, rec ? &stop : cancel);
     } catch (const std::exception& e) {
         if (rec) rec->fail(e.what());
         throw;
@@ -56,6 +84,10 @@ std::unique_ptr<RunOutcome> RecordedRun::execute(const RunReporter& reporter, co
             case RunStatus::Failed: rec->fail(out->error()); break;
             default: rec->finish(out->toRunResult()); break;
         }
+        // A run the store could not keep whole is no stored run: say so instead of a result.
+        if (const std::string failure = rec->writeFailure(); !failure.empty())
+            throw StoreWriteError(failure + " (run " + std::to_string(rec->runId()) +
+                                  " is not recorded completely; the runs recorded before it are intact)");
     }
     return out;
 }

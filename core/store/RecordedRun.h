@@ -3,7 +3,9 @@
 // while it runs (measurements made durable at every RunReporter::commit(), i.e. after each batch);
 // the final status and result are written when it ends. A run that throws is stored as failed
 // (and the exception passed on); a process killed mid-run leaves a run the next open of the store
-// marks `interrupted`, holding everything committed before the kill.
+// marks `interrupted`, holding everything committed before the kill. When the database refuses a
+// write for lack of room (a full disk) or an I/O error, execute() throws StoreWriteError after the
+// run, in one line naming the file; the runs committed before are intact.
 //
 //   PlacementRun run(graph, spec, ...);
 //   RecordedRun recorded(run, dbPath);                  // "" = not recorded
