@@ -272,7 +272,6 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     saved.devices = settings.value("run/devices", DeviceModel::defaultPresetName()).toString().toStdString();
     saved.budget = settings.value("run/budget", 5000).toLongLong();
     saved.seed = settings.value("run/seed", 1).toULongLong();
-    saved.params["micro_batches"] = settings.value("run/micro_batches", 1).toInt();
     rebuildParameters();
     setSpec(saved);
     updateEnabled();
@@ -335,7 +334,6 @@ RunSpec RunPanel::spec() const {
     settings.setValue("run/devices", QString::fromStdString(s.devices));
     settings.setValue("run/budget", qlonglong(s.budget));
     settings.setValue("run/seed", qulonglong(s.seed));
-    settings.setValue("run/micro_batches", microBatches_->value());
     return s;
 }
 

@@ -454,7 +454,7 @@ public:
                 } else {
                     p.fillRect(r, fill.darker(115));
                 }
-                const QRect textRect = r.adjusted(micro > 0 || microBatches_ > 1 ? 2 : 4, 0, -2, 0).intersected(chart);
+                const QRect textRect = (microBatches_ > 1 ? r.adjusted(2, 0, -2, 0) : r.adjusted(4, 0, -3, 0)).intersected(chart);
                 const QString shown = barText(lane.link, b.index, textRect.width(), bfm);
                 if (!shown.isEmpty()) {
                     p.setPen(text);

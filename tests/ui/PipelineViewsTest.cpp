@@ -14,6 +14,7 @@
 #include <QLineSeries>
 #include <QPushButton>
 #include <QScatterSeries>
+#include <QSettings>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -188,6 +189,8 @@ TEST(DeviceSetupDialog, RefusesAnInvalidRowWithAMessageThatNamesIt) {
 TEST(RunPanel, OffersThroughputMicroBatchesAndAnEditedDeviceSetup) {
     QTemporaryDir dir;
     qputenv("GRAPHOPT_USER_POLICY_DIR", dir.filePath("policies").toUtf8());
+    // spec() remembers the settings for the next start: put them back for the other tests.
+    const QString savedDevices = QSettings().value("run/devices", "2xgpu-pcie").toString();
     graphopt::ui::RunPanel panel;
     auto* objective = panel.findChild<QComboBox*>("objective");
     ASSERT_NE(objective, nullptr);
@@ -206,6 +209,9 @@ TEST(RunPanel, OffersThroughputMicroBatchesAndAnEditedDeviceSetup) {
     // An unchanged preset stays the preset.
     EXPECT_EQ(panel.useDeviceSetup(DeviceModel::preset("4xgpu-nvlink"), QString()), "4xgpu-nvlink");
     EXPECT_EQ(panel.spec().devices, "4xgpu-nvlink");
+    panel.setMicroBatches(1);
+    panel.selectDevices(savedDevices);
+    panel.spec();
     qunsetenv("GRAPHOPT_USER_POLICY_DIR");
 }
 
