@@ -182,7 +182,7 @@ TEST(DeviceSetupDialog, RefusesAnInvalidRowWithAMessageThatNamesIt) {
     EXPECT_TRUE(box->button(QDialogButtonBox::Ok)->isEnabled());
 
     typeInto(t, 1, DeviceSetupDialog::Name, "gpu0");
-    EXPECT_NE(dialog.validationMessage().toStdString().find("duplicate device name 'gpu0'"), std::string::npos)
+    EXPECT_NE(dialog.validationMessage().toStdString().find("device name 'gpu0'"), std::string::npos)
         << dialog.validationMessage().toStdString();
 }
 
