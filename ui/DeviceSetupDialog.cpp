@@ -18,7 +18,6 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -57,13 +56,6 @@ const ColumnInfo kLinkColumns[] = {
     {"Bandwidth (GB/s)", "bandwidth", 1e9, "10^9 bytes per second (JSON bandwidth)"},
 };
 
-// The shortest text that reads back as exactly `v`.
-QString shortest(double v) {
-    char buf[64];
-    const auto r = std::to_chars(buf, buf + sizeof buf, v);
-    return QString::fromLatin1(buf, static_cast<int>(r.ptr - buf));
-}
-
 std::optional<double> parseNumber(const QString& text) {
     const QString t = text.trimmed();
     bool ok = false;
@@ -73,7 +65,9 @@ std::optional<double> parseNumber(const QString& text) {
     return v;
 }
 
-QString shown(double si, double scale) { return shortest(si / scale); }
+// What a cell shows: twelve significant digits, so 5e-6 s reads "5" µs rather than the division's
+// "5.000000000000001" (the cell keeps the exact SI value; see the header).
+QString shown(double si, double scale) { return QString::number(si / scale, 'g', 12); }
 
 // The link most pairs use: what a setup's "default link" is when the file lists every pair.
 LinkSpec commonLink(const DeviceModel& m) {
