@@ -281,8 +281,10 @@ void RunComparisonView::redrawCurves() {
         for (double& v : c.best) v /= yUnit.divisor;
         for (double& v : c.seconds) v /= xUnit.divisor;
         auto* s = new QLineSeries;
-        s->setName(c.label);
-        s->setColor(deviceColor(static_cast<int>(i)));
+        // An infeasible run's costs carry the penalty: dashed, and said so in the legend.
+        const bool infeasible = i < comparison_.feasible.size() && !comparison_.feasible[i];
+        s->setName(infeasible ? tr("%1 (infeasible)").arg(c.label) : c.label);
+        s->setPen(QPen(deviceColor(static_cast<int>(i)), 2, infeasible ? Qt::DashLine : Qt::SolidLine));
         const auto& xs = xAxis_ == XAxis::WallClock ? c.seconds : c.evaluations;
         for (size_t k = 0; k < c.best.size(); ++k) {
             // Steps: the best so far holds until the next improvement.
@@ -300,7 +302,8 @@ void RunComparisonView::redrawCurves() {
     const double pad = std::max(1e-12, (maxY - minY) * 0.08);
     x->setRange(0, maxX);
     if (xAxis_ == XAxis::Evaluations) x->applyNiceNumbers();
-    y->setRange(minY - pad, maxY + pad);
+    y->setRange(minY >= 0 ? std::max(0.0, minY - pad) : minY - pad, maxY + pad);
+    y->applyNiceNumbers();  // ticks on round values (0.4, 0.6, ...), not on the padded range's ends
     chart->legend()->setVisible(!curves_.empty());
 }
 

@@ -357,11 +357,11 @@ public:
     }
 
     // A device's colour shaded for a micro-batch: darkest for the first, lighter for each later one
-    // (six steps, then again), so a pipeline's micro-batches read as a diagonal of shades across
+    // (eight steps, then again), so a pipeline's micro-batches read as a diagonal of shades across
     // the device lanes and the idle gaps (bubbles) between them stand out.
     QColor microBatchShade(const QColor& base, int microBatch) const {
         if (microBatches_ <= 1) return base;
-        const int steps = std::min(microBatches_, 6);
+        const int steps = std::min(microBatches_, 8);
         const int step = microBatch % steps;
         const double t = steps > 1 ? double(step) / (steps - 1) : 0;  // 0 .. 1
         return t < 0.2 ? base.darker(100 + static_cast<int>((0.2 - t) * 120)) : tint(base, (t - 0.2) * 0.65);

@@ -77,9 +77,9 @@ PlacementResult gpipe(int stages, int perStage, int micro) {
     // Memory: weights, then each micro-batch's activations stay until the end (kept for backward).
     for (int s = 0; s < stages; ++s) {
         int64_t live = int64_t(40 + 10 * s) << 20;
-        d.memory.push_back({{0, live}});
+        d.memory[s] = {{0, live}};
         for (const auto& [t, b] : events[s]) d.memory[s].push_back({t, live += b});
-        d.devicePeakBytes.push_back(live);
+        d.devicePeakBytes[s] = live;
     }
     r.devicePeakBytes = d.devicePeakBytes;
     r.peakBytes = *std::max_element(d.devicePeakBytes.begin(), d.devicePeakBytes.end());
