@@ -19,6 +19,7 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -56,13 +57,28 @@ const ColumnInfo kLinkColumns[] = {
     {"Bandwidth (GB/s)", "bandwidth", 1e9, "10^9 bytes per second (JSON bandwidth)"},
 };
 
-std::optional<double> parseNumber(const QString& text) {
+// The SI value of a typed figure in a column of `scale`: "7.5" TFLOP/s is the double nearest to
+// 7.5e12, read from the decimal text with the exponent added (so no product rounds it), and GiB
+// multiply by 2^30, which is exact. nullopt when the text is not a number.
+std::optional<double> parseSi(const QString& text, double scale) {
     const QString t = text.trimmed();
     bool ok = false;
     double v = QLocale::c().toDouble(t, &ok);
-    if (!ok) v = QLocale().toDouble(t, &ok);
+    QString decimal = t;
+    if (!ok) {
+        v = QLocale().toDouble(t, &ok);  // "7,5" where the comma is the decimal point
+        decimal = QString::number(v, 'g', 17);
+    }
     if (!ok || !std::isfinite(v)) return std::nullopt;
-    return v;
+    const double exponent = std::log10(scale);
+    if (scale != 1 && exponent == std::round(exponent) && !decimal.contains('e', Qt::CaseInsensitive)) {
+        const std::string s = (decimal + "e" + QString::number(static_cast<int>(exponent))).toStdString();
+        char* end = nullptr;
+        const double si = std::strtod(s.c_str(), &end);
+        if (end && *end == '\0' && std::isfinite(si)) return si;
+    }
+    const double si = v * scale;
+    return std::isfinite(si) ? std::optional<double>(si) : std::nullopt;
 }
 
 // What a cell shows: twelve significant digits, so 5e-6 s reads "5" µs rather than the division's
@@ -216,8 +232,8 @@ DeviceSetupDialog::DeviceSetupDialog(QWidget* parent) : QDialog(parent) {
     connect(name_, &QLineEdit::textEdited, this, [this] { markEdited(); });
     for (QLineEdit* e : {latency_, bandwidth_})
         connect(e, &QLineEdit::textEdited, this, [this, e](const QString& text) {
-            const auto v = parseNumber(text);
-            e->setProperty("si", v ? QVariant(*v * e->property("scale").toDouble()) : QVariant());
+            const auto v = parseSi(text, e->property("scale").toDouble());
+            e->setProperty("si", v ? QVariant(*v) : QVariant());
             markEdited();
         });
 
@@ -311,9 +327,9 @@ void DeviceSetupDialog::onDeviceItemChanged(QTableWidgetItem* item) {
         const QVariant si = item->data(kSiRole);
         // Unchanged text keeps the exact value it stands for.
         if (!(si.isValid() && item->text().trimmed() == shown(si.toDouble(), scale))) {
-            const auto v = parseNumber(item->text());
+            const auto v = parseSi(item->text(), scale);
             filling_ = true;
-            item->setData(kSiRole, v ? QVariant(*v * scale) : QVariant());
+            item->setData(kSiRole, v ? QVariant(*v) : QVariant());
             filling_ = false;
         }
     } else if (c == Name) {
@@ -336,9 +352,9 @@ void DeviceSetupDialog::onLinkItemChanged(QTableWidgetItem* item) {
         const double scale = kLinkColumns[c].scale;
         const QVariant si = item->data(kSiRole);
         if (!(si.isValid() && item->text().trimmed() == shown(si.toDouble(), scale))) {
-            const auto v = parseNumber(item->text());
+            const auto v = parseSi(item->text(), scale);
             filling_ = true;
-            item->setData(kSiRole, v ? QVariant(*v * scale) : QVariant());
+            item->setData(kSiRole, v ? QVariant(*v) : QVariant());
             filling_ = false;
         }
     }

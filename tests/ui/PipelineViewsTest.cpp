@@ -124,8 +124,13 @@ TEST(DeviceSetupDialog, ShowsPeoplesUnitsAndConvertsEditsToTheJsonsSiFields) {
     EXPECT_TRUE(dialog.isEdited());
     DeviceModel m = dialog.setup();
     EXPECT_EQ(m.devices[1].memoryBytes, int64_t(24) << 30);
-    EXPECT_DOUBLE_EQ(m.devices[1].flopsPerS, 7.5e12);
-    EXPECT_DOUBLE_EQ(m.devices[1].overheadS, 2.5e-6);
+    EXPECT_EQ(m.devices[1].flopsPerS, 7.5e12);  // exactly the double nearest to the decimal figure
+    EXPECT_EQ(m.devices[1].overheadS, 2.5e-6);
+    typeInto(t, 1, DeviceSetupDialog::Overhead, "2.3");
+    EXPECT_EQ(dialog.setup().devices[1].overheadS, 2.3e-6);  // 2.3 * 1e-6 would be 2.2999999999999996e-06
+    typeInto(t, 1, DeviceSetupDialog::Compute, "4.35");
+    EXPECT_EQ(dialog.setup().devices[1].flopsPerS, 4.35e12);  // not 4349999999999.9995
+    typeInto(t, 1, DeviceSetupDialog::Compute, "7.5");
     EXPECT_EQ(m.devices[0].memoryBytes, int64_t(16) << 30);  // untouched
 
     // A link override in people's units.
