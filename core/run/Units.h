@@ -5,6 +5,21 @@
 
 #include <string>
 
+namespace graphopt {
+
+// Fixed-decimal forms for the CLI's aligned output (the same functions as on main, kept so both
+// front ends format through this one file):
+// 1536 -> "1.50 KiB"; whole bytes below 1 KiB; negative values keep their sign.
+std::string humanBytes(double bytes);
+// 0.000633 -> "633.000 us", 0.0178 -> "17.790 ms", 2.5 -> "2.500 s" (three decimals).
+std::string humanSeconds(double seconds);
+// 1.234e11 -> "123.4 GFLOP/s" (TFLOP/s from 1e12 on).
+std::string humanFlopsPerS(double flopsPerS);
+
+}  // namespace graphopt
+
+// The GUI's forms: about four significant digits, trailing zeros dropped, µs, and the units
+// chosen by a figure's name or an objective.
 namespace graphopt::units {
 
 // Seconds in ns, µs, ms or s, whichever keeps the number between 1 and 1000; about four
