@@ -43,6 +43,19 @@ namespace {
 // Types `text` into a table cell as a user's edit would end.
 void typeInto(QTableWidget* t, int row, int column, const QString& text) { t->item(row, column)->setText(text); }
 
+// By field name: where microBatch sits in ScheduledTransfer is not the same on every branch.
+ScheduledTransfer transfer(int tensor, int microBatch, int from, int to, double start, double end, int64_t bytes) {
+    ScheduledTransfer t;
+    t.tensor = tensor;
+    t.microBatch = microBatch;
+    t.from = from;
+    t.to = to;
+    t.start = start;
+    t.end = end;
+    t.bytes = bytes;
+    return t;
+}
+
 // Two devices, four nodes (a, b on gpu0; c, d on gpu1), three micro-batches as a GPipe forward
 // pass: micro-batch m starts on gpu0 at m * 2 ms, its activations cross to gpu1, which runs them
 // after the transfer. ops[m * nodes + v].
@@ -66,7 +79,7 @@ PlacementResult pipelineResult() {
         s.ops[m * 4 + 0] = {0, 0, t0, t0 + ms, m};
         s.ops[m * 4 + 1] = {1, 0, t0 + ms, t0 + 2 * ms, m};
         const double t1 = t0 + 2.2 * ms;
-        s.transfers.push_back({7, m, 0, 1, t0 + 2 * ms, t1, int64_t(4) << 20});
+        s.transfers.push_back(transfer(7, m, 0, 1, t0 + 2 * ms, t1, int64_t(4) << 20));
         s.ops[m * 4 + 2] = {2, 1, t1, t1 + ms, m};
         s.ops[m * 4 + 3] = {3, 1, t1 + ms, t1 + 2 * ms, m};
     }

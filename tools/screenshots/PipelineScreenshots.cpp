@@ -67,7 +67,15 @@ PlacementResult gpipe(int stages, int perStage, int micro) {
             }
             stageFree[s] = t;
             if (s + 1 < stages) {
-                d.transfers.push_back({m, m, s, s + 1, t, t + transfer, activation});
+                ScheduledTransfer x;  // by field name: microBatch's place differs between branches
+                x.tensor = m;
+                x.microBatch = m;
+                x.from = s;
+                x.to = s + 1;
+                x.start = t;
+                x.end = t + transfer;
+                x.bytes = activation;
+                d.transfers.push_back(x);
                 arrived[s + 1] = t + transfer;
             }
         }
