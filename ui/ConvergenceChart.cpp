@@ -43,7 +43,9 @@ void ConvergenceChart::beginRun(qint64 key, const QString& label, const QString&
     if (objective != objective_) {
         clearRuns();
         objective_ = objective;
-        y_->setTitleText(objective == "memory" ? tr("best peak (MiB)") : tr("best time (ms)"));
+        y_->setTitleText(objective == "memory"       ? tr("best peak (MiB)")
+                         : objective == "throughput" ? tr("best time per sample (ms)")
+                                                     : tr("best time (ms)"));
     }
     if (runs_.contains(key)) return;
     Line line;

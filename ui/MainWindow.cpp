@@ -38,6 +38,7 @@
 #include "PopulationView.h"
 #include "placement/regal/RegalEngine.h"
 #include "MemoryChartView.h"
+#include "run/Units.h"
 #include "ScheduleView.h"
 #include "TuningView.h"
 #include "placement/model/DeviceModel.h"
@@ -461,23 +462,42 @@ void MainWindow::showPlacementResult(const PlacementResult& result, const QStrin
     lastResult_ = std::make_unique<PlacementResult>(result);
     applyPlacementToView();
     schedule_->setResult(result, graph_.get());
-    std::vector<int64_t> capacities;
-    try {
-        for (const auto& d : DeviceModel::load(result.devices.empty() ? runSpec_.devices : result.devices).devices)
-            capacities.push_back(d.memoryBytes);
-    } catch (const std::exception&) {
-        // The run already loaded this device model; if the file changed since, show no capacity.
+    std::vector<int64_t> capacities = result.deviceCapacityBytes;  // the result's own limits first
+    if (capacities.empty()) {
+        // Older results: the limits of the device model the run used (a preset or a file; the
+        // result only names the model).
+        for (const std::string& source : {runSpec_.devices, result.devices}) {
+            try {
+                if (source.empty()) continue;
+                const DeviceModel m = DeviceModel::load(source);
+                if (m.deviceCount() != static_cast<int>(result.deviceNames.size())) continue;
+                for (const auto& d : m.devices) capacities.push_back(d.memoryBytes);
+                break;
+            } catch (const std::exception&) {
+                // Gone or changed since the run: no capacity lines.
+            }
+        }
     }
     memory_->setResult(result, capacities);
     const QLocale loc;
-    QString text = tr("%1: running time %2 ms, peak memory %3, %4 evaluations in %5 s")
-                       .arg(QString::fromStdString(result.engine))
-                       .arg(loc.toString(result.runtimeS * 1e3, 'f', 3))
-                       .arg(loc.formattedDataSize(result.peakBytes))
-                       .arg(loc.toString(double(result.evaluations), 'f', 0))
-                       .arg(loc.toString(result.wallS, 'f', 2));
+    auto q = [](const std::string& s) { return QString::fromStdString(s); };
+    QString text = tr("%1: running time %2, peak memory %3")
+                       .arg(q(result.engine), q(units::seconds(result.runtimeS)), q(units::bytes(double(result.peakBytes))));
+    if (result.objective == "throughput" && result.throughputS > 0)
+        text += tr(", throughput %1 per sample").arg(q(units::seconds(result.throughputS)));
+    if (result.microBatches > 1) text += tr(", %1 micro-batches").arg(result.microBatches);
+    text += tr(", %1 evaluations in %2").arg(loc.toString(double(result.evaluations), 'f', 0), q(units::seconds(result.wallS)));
     if (result.cancelled) text = tr("Cancelled; best so far shown. ") + text;
-    if (!result.feasible) text += tr(" (exceeds a device's memory)");
+    if (!result.feasible) {
+        // Says which device and by how much, never the penalised cost.
+        QStringList over;
+        for (size_t k = 0; k < result.overLimitBytes.size(); ++k)
+            if (result.overLimitBytes[k] > 0)
+                over << tr("%1 over by %2")
+                            .arg(k < result.deviceNames.size() ? q(result.deviceNames[k]) : tr("device %1").arg(k),
+                                 q(units::bytes(double(result.overLimitBytes[k]))));
+        text = tr("INFEASIBLE (%1). ").arg(over.isEmpty() ? tr("exceeds a device's memory") : over.join(", ")) + text;
+    }
     text = prefix + text + suffix;
     runPanel_->setStatus(text);
     statusBar()->showMessage(text, 10000);

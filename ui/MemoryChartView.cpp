@@ -15,12 +15,16 @@
 #include <cmath>
 
 #include "DeviceColors.h"
+#include "run/Units.h"
 
 namespace graphopt::ui {
 
 namespace {
 // A capacity more than this many times the largest peak is left off the scale (see the header).
 constexpr double kCapacityOnScaleFactor = 3.0;
+const QColor kOverLimitColor(200, 30, 30);
+
+QString sizeText(double bytes) { return QString::fromStdString(units::bytes(bytes)); }
 
 // 0 .. the first multiple of a 1-2-5 step at or above `max`, with 3-8 intervals: tight around the
 // data (applyNiceNumbers can add almost a whole interval) and with short labels.
@@ -68,6 +72,12 @@ QScatterSeries* MemoryChartView::peakSeries(int device) const {
 QLineSeries* MemoryChartView::capacitySeries(int device) const {
     return device >= 0 && device < deviceCount() ? capacity_[device] : nullptr;
 }
+QScatterSeries* MemoryChartView::overLimitSeries(int device) const {
+    return device >= 0 && device < static_cast<int>(overLimit_.size()) ? overLimit_[device] : nullptr;
+}
+int64_t MemoryChartView::overLimitBytes(int device) const {
+    return device >= 0 && device < static_cast<int>(overBytes_.size()) ? overBytes_[device] : 0;
+}
 
 void MemoryChartView::clear() {
     hasResult_ = false;
@@ -94,7 +104,7 @@ void MemoryChartView::contextMenuEvent(QContextMenuEvent* event) {
     QAction* onScale = menu.addAction(tr("Show capacity on scale"));
     onScale->setCheckable(true);
     onScale->setChecked(capacityOnScale_);
-    onScale->setEnabled(!capacityBytes_.empty());
+    onScale->setEnabled(!capacityBytes_.empty() || !result_.deviceCapacityBytes.empty());
     connect(onScale, &QAction::toggled, this, &MemoryChartView::setCapacityAlwaysOnScale);
     menu.exec(event->globalPos());
 }
@@ -104,6 +114,9 @@ void MemoryChartView::rebuild() {
     memory_.clear();
     capacity_.clear();
     peaks_.clear();
+    overLimit_.clear();
+    overBytes_.clear();
+    chart()->setTitleBrush(palette().text());
     chart()->setTitle(tr("Memory per device: run a placement to see it"));
     timeAxis_->setTitleText(tr("time (ms)"));
     memoryAxis_->setTitleText(tr("memory (MiB)"));
@@ -115,11 +128,30 @@ void MemoryChartView::rebuild() {
     memoryAxis_->setTitleVisible(hasResult_);
     if (!hasResult_) return;
     const PlacementResult& result = result_;
-    const std::vector<int64_t>& capacityBytes = capacityBytes_;
     const ScheduleDetail& s = result.schedule;
     const int devices = static_cast<int>(std::max(s.memory.size(), result.devicePeakBytes.size()));
+    // Each device's limit: the result's own (deviceCapacityBytes) where it has one, else the one given.
+    std::vector<int64_t> capacityBytes = capacityBytes_;
+    if (capacityBytes.size() < result.deviceCapacityBytes.size()) capacityBytes.resize(result.deviceCapacityBytes.size(), 0);
+    for (size_t k = 0; k < result.deviceCapacityBytes.size(); ++k)
+        if (result.deviceCapacityBytes[k] > 0) capacityBytes[k] = result.deviceCapacityBytes[k];
+    // Bytes over the limit at the peak: the result's figure, else peak - capacity.
+    overBytes_.assign(devices, 0);
+    for (int k = 0; k < devices; ++k) {
+        if (k < static_cast<int>(result.overLimitBytes.size())) overBytes_[k] = std::max<int64_t>(0, result.overLimitBytes[k]);
+        else if (result.overLimitBytes.empty() && k < static_cast<int>(capacityBytes.size()) && capacityBytes[k] > 0 &&
+                 k < static_cast<int>(result.devicePeakBytes.size()))
+            overBytes_[k] = std::max<int64_t>(0, result.devicePeakBytes[k] - capacityBytes[k]);
+    }
+    QStringList overNames;
+    for (int k = 0; k < devices; ++k)
+        if (overBytes_[k] > 0)
+            overNames << (k < static_cast<int>(result.deviceNames.size()) ? QString::fromStdString(result.deviceNames[k])
+                                                                          : QString("device %1").arg(k));
     chart()->setTitle(tr("Memory per device: %1 on %2").arg(QString::fromStdString(result.engine),
-                                                             QString::fromStdString(result.devices)));
+                                                             QString::fromStdString(result.devices)) +
+                      (overNames.isEmpty() ? QString() : tr(": %1 over the memory limit").arg(overNames.join(", "))));
+    if (!overNames.isEmpty()) chart()->setTitleBrush(kOverLimitColor);
     double makespan = s.makespan;
     int64_t top = 0;
     for (int k = 0; k < devices; ++k) {
@@ -131,9 +163,12 @@ void MemoryChartView::rebuild() {
             }
     }
     const int64_t curvesTop = std::max<int64_t>(top, 1);
+    // A capacity that a device exceeds lies below its peak, so it is always on the scale.
+    auto onScale = [&](int k) {
+        return capacityOnScale_ || capacityBytes[k] <= kCapacityOnScaleFactor * curvesTop || overBytes_[k] > 0;
+    };
     for (int k = 0; k < devices && k < static_cast<int>(capacityBytes.size()); ++k)
-        if (capacityBytes[k] > 0 && (capacityOnScale_ || capacityBytes[k] <= kCapacityOnScaleFactor * curvesTop))
-            top = std::max(top, capacityBytes[k]);
+        if (capacityBytes[k] > 0 && onScale(k)) top = std::max(top, capacityBytes[k]);
 
     // Units that keep the tick labels short.
     const double kib = 1024.0, mib = kib * 1024, gib = mib * 1024;
@@ -149,7 +184,6 @@ void MemoryChartView::rebuild() {
     memoryAxis_->setTitleText(tr("memory (%1)").arg(memUnit));
     const double endX = std::max(makespan, 1e-12) / secondsPerUnit_;
 
-    QLocale locale;
     // Long curves are filled last: adding a series or attaching an axis re-lays out every point
     // already in the chart (about 12 ms per 20,000 points each time).
     std::vector<std::pair<QLineSeries*, QList<QPointF>>> curves;
@@ -193,7 +227,7 @@ void MemoryChartView::rebuild() {
                                                    .arg(name)
                                                    .arg(at.x(), 0, 'g', 4)
                                                    .arg(timeAxis_->titleText().section('(', 1).chopped(1))
-                                                   .arg(QLocale().formattedDataSize(int64_t(bytes), 1)),
+                                                   .arg(sizeText(bytes)),
                                this);
         });
         chart()->addSeries(line);
@@ -204,7 +238,7 @@ void MemoryChartView::rebuild() {
         auto* peak = new QScatterSeries;
         const int64_t peakBytes = k < static_cast<int>(result.devicePeakBytes.size()) ? result.devicePeakBytes[k]
                                                                                       : std::max<int64_t>(curveMax, 0);
-        peak->setName(tr("%1 peak %2").arg(name, locale.formattedDataSize(peakBytes, 1)));
+        peak->setName(tr("%1 peak %2").arg(name, sizeText(double(peakBytes))));
         peak->setColor(color);
         peak->setBorderColor(QColor(30, 30, 30));
         peak->setMarkerSize(11);
@@ -220,14 +254,15 @@ void MemoryChartView::rebuild() {
         } else if (k < static_cast<int>(capacityBytes.size()) && capacityBytes[k] > 0) {
             const int64_t c = capacityBytes[k];
             cap = new QLineSeries;
-            const bool onScale = capacityOnScale_ || c <= kCapacityOnScaleFactor * curvesTop;
-            const QString size = locale.formattedDataSize(c, 1);
+            bool shown = onScale(k);
+            for (int j = 0; sharedCapacity && j < devices; ++j) shown = shown || overBytes_[j] > 0;
+            const QString size = sizeText(double(c));
             if (sharedCapacity)
-                cap->setName(onScale ? tr("capacity %1 (each device)").arg(size)
-                                     : tr("capacity %1 (each device, off scale)").arg(size));
+                cap->setName(shown ? tr("capacity %1 (each device)").arg(size)
+                                   : tr("capacity %1 (each device, off scale)").arg(size));
             else
-                cap->setName(onScale ? tr("%1 capacity %2").arg(name, size)
-                                     : tr("%1 capacity %2 (off scale)").arg(name, size));
+                cap->setName(shown ? tr("%1 capacity %2").arg(name, size)
+                                   : tr("%1 capacity %2 (off scale)").arg(name, size));
             cap->setPen(QPen(sharedCapacity ? QColor(90, 90, 90) : color, 1.5, Qt::DashLine));
             cap->replace(QList<QPointF>{QPointF(0, c / bytesPerUnit_), QPointF(endX, c / bytesPerUnit_)});
             chart()->addSeries(cap);
@@ -235,6 +270,28 @@ void MemoryChartView::rebuild() {
             cap->attachAxis(memoryAxis_);
         }
         capacity_.push_back(cap);
+
+        // Over its limit: a red mark on the peak and a legend entry that says by how much.
+        QScatterSeries* over = nullptr;
+        if (overBytes_[k] > 0) {
+            over = new QScatterSeries;
+            over->setName(tr("%1: over by %2").arg(name, sizeText(double(overBytes_[k]))));
+            over->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
+            over->setColor(kOverLimitColor);
+            over->setBorderColor(QColor(90, 0, 0));
+            over->setMarkerSize(9);
+            over->replace(QList<QPointF>{QPointF(peakTime / secondsPerUnit_, peakBytes / bytesPerUnit_)});
+            chart()->addSeries(over);
+            over->attachAxis(timeAxis_);
+            over->attachAxis(memoryAxis_);
+            for (QLegendMarker* m : chart()->legend()->markers(over)) {
+                m->setLabelBrush(kOverLimitColor);
+                QFont f = m->font();
+                f.setBold(true);
+                m->setFont(f);
+            }
+        }
+        overLimit_.push_back(over);
     }
     setNiceRange(timeAxis_, endX);
     for (QLineSeries* cap : capacity_)  // capacity holds for the whole axis, not just the run

@@ -3,6 +3,11 @@
 // capacity line per device when capacities are given. Colours are the device colours shared with
 // the graph and Gantt views (DeviceColors.h).
 //
+// Capacities come from the result (PlacementResult::deviceCapacityBytes) where it has them, else
+// from setResult's argument. A device over its limit at the peak (PlacementResult::overLimitBytes)
+// is marked: a red square on its peak, a red legend entry "gpu1: over by 3.2 GiB", the title
+// naming it, and its capacity line always on the scale.
+//
 // When a capacity is far above every peak (16 GiB against 30 MiB), drawing it would flatten the
 // curves to nothing: the axis then fits the curves and the capacity's legend entry says
 // "(off scale)" (the context menu, or setCapacityAlwaysOnScale, puts it back on).
@@ -41,6 +46,9 @@ public:
     // nullptr without a capacity for the device; when all devices have the same capacity, one grey
     // line named "capacity 16.0 GiB (each device)" serves them all.
     QLineSeries* capacitySeries(int device) const;
+    // The red mark of a device over its memory limit (nullptr when it fits), and by how much.
+    QScatterSeries* overLimitSeries(int device) const;
+    int64_t overLimitBytes(int device) const;
     double secondsPerUnit() const { return secondsPerUnit_; }  // x axis: 1e-3 for ms, ...
     double bytesPerUnit() const { return bytesPerUnit_; }      // y axis: 2^20 for MiB, ...
     QValueAxis* timeAxis() const { return timeAxis_; }
@@ -61,7 +69,8 @@ private:
     QValueAxis* timeAxis_;
     QValueAxis* memoryAxis_;
     std::vector<QLineSeries*> memory_, capacity_;
-    std::vector<QScatterSeries*> peaks_;
+    std::vector<QScatterSeries*> peaks_, overLimit_;
+    std::vector<int64_t> overBytes_;
     double secondsPerUnit_ = 1e-3;
     double bytesPerUnit_ = 1 << 20;
 };

@@ -20,9 +20,27 @@
 #include <limits>
 
 #include "DeviceColors.h"
+#include "run/Units.h"
 #include "store/RunStore.h"
 
 namespace graphopt::ui {
+
+namespace {
+
+QString figureText(units::Kind kind, double v) { return QString::fromStdString(units::format(kind, v)); }
+
+// What the compared runs' costs measure: one objective's kind, or Plain when they differ.
+units::Kind costKind(const RunComparison& c) {
+    if (c.runs.empty()) return units::Kind::Plain;
+    const std::string& objective = c.runs.front().run.objective;
+    for (const auto& s : c.runs)
+        if (s.run.objective != objective) return units::Kind::Plain;
+    return units::objectiveKind(objective);
+}
+
+const QColor kInfeasibleColor(170, 20, 20);
+
+}  // namespace
 
 RunComparisonView::RunComparisonView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
@@ -129,33 +147,61 @@ void RunComparisonView::showRuns(RunStore& store, const std::vector<int64_t>& ru
     for (const auto& s : runs)
         headers << tr("run %1\n%2").arg(s.run.id).arg(QString::fromStdString(s.run.engine));
     figures_->setHorizontalHeaderLabels(headers);
+    // Rank: the feasible runs first (by best cost), then the infeasible ones.
+    std::vector<size_t> rankOf(runs.size(), 0);
+    for (size_t r = 0; r < comparison_.ranking.size(); ++r) rankOf[comparison_.ranking[r]] = r + 1;
     std::vector<std::pair<QString, std::vector<QString>>> textRows = {
-        {tr("graph"), {}}, {tr("objective"), {}}, {tr("seed"), {}}, {tr("status"), {}}};
-    for (const auto& s : runs) {
-        textRows[0].second.push_back(QString::fromStdString(s.run.graphName.empty() ? "-" : s.run.graphName));
-        textRows[1].second.push_back(QString::fromStdString(s.run.objective.empty() ? "-" : s.run.objective));
-        textRows[2].second.push_back(QString::number(s.run.seed));
-        textRows[3].second.push_back(QString::fromStdString(runStatusName(s.run.status)));
+        {tr("rank"), {}}, {tr("graph"), {}}, {tr("objective"), {}}, {tr("seed"), {}}, {tr("status"), {}}};
+    for (size_t i = 0; i < runs.size(); ++i) {
+        const auto& s = runs[i];
+        const bool feasible = i >= comparison_.feasible.size() || comparison_.feasible[i];
+        textRows[0].second.push_back(feasible ? QString::number(rankOf[i]) : tr("%1 (infeasible)").arg(rankOf[i]));
+        textRows[1].second.push_back(QString::fromStdString(s.run.graphName.empty() ? "-" : s.run.graphName));
+        textRows[2].second.push_back(QString::fromStdString(s.run.objective.empty() ? "-" : s.run.objective));
+        textRows[3].second.push_back(QString::number(s.run.seed));
+        textRows[4].second.push_back(QString::fromStdString(runStatusName(s.run.status)));
     }
     figures_->setRowCount(static_cast<int>(textRows.size() + comparison_.figures.size()));
     QStringList rowNames;
     int row = 0;
     for (const auto& [name, cells] : textRows) {
         rowNames << name;
-        for (size_t i = 0; i < cells.size(); ++i) figures_->setItem(row, int(i), new QTableWidgetItem(cells[i]));
+        for (size_t i = 0; i < cells.size(); ++i) {
+            auto* item = new QTableWidgetItem(cells[i]);
+            if (i < comparison_.feasible.size() && !comparison_.feasible[i] && row == 0) item->setForeground(kInfeasibleColor);
+            figures_->setItem(row, int(i), item);
+        }
         ++row;
     }
+    const units::Kind costs = costKind(comparison_);
     for (const auto& f : comparison_.figures) {
         rowNames << QString::fromStdString(f.name);
+        const bool isCost = f.name == "best cost";
+        const units::Kind kind = isCost ? costs : units::figureKind(f.name);
         const std::optional<double> first = f.values.empty() ? std::nullopt : f.values.front();
+        const bool firstFeasible = comparison_.feasible.empty() || comparison_.feasible.front();
         for (size_t i = 0; i < f.values.size(); ++i) {
-            QString text = f.values[i] ? loc.toString(*f.values[i], 'g', 6) : QStringLiteral("-");
-            if (i > 0 && f.values[i] && first && *first != 0 && f.better != 0)
+            const bool feasible = i >= comparison_.feasible.size() || comparison_.feasible[i];
+            if (isCost && !feasible) {
+                // An infeasible run's cost is a penalty, not a figure to read or compare.
+                auto* item = new QTableWidgetItem(QString::fromStdString(comparison_.infeasibleText(i)));
+                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+                item->setForeground(kInfeasibleColor);
+                item->setToolTip(tr("This placement does not fit the devices' memory: it ranks behind every feasible run "
+                                    "(stored cost with penalty: %1)")
+                                     .arg(f.values[i] ? loc.toString(*f.values[i], 'g', 6) : QStringLiteral("-")));
+                figures_->setItem(row, int(i), item);
+                continue;
+            }
+            QString text = f.values[i] ? figureText(kind, *f.values[i]) : QStringLiteral("-");
+            if (i > 0 && f.values[i] && first && *first != 0 && f.better != 0 && !(isCost && !firstFeasible))
                 text += QStringLiteral(" (%1%2 %)")
                             .arg(*f.values[i] >= *first ? "+" : "")
                             .arg(loc.toString((*f.values[i] / *first - 1.0) * 100.0, 'f', 1));
             auto* item = new QTableWidgetItem(text);
             item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            if (f.values[i]) item->setData(Qt::UserRole, *f.values[i]);  // the stored value, in SI units
+            if (f.values[i] && kind != units::Kind::Plain) item->setToolTip(loc.toString(*f.values[i], 'g', 10));
             if (f.best && *f.best == i) {
                 QFont bold = item->font();
                 bold.setBold(true);
@@ -204,15 +250,41 @@ void RunComparisonView::redrawCurves() {
     chart->removeAllSeries();
     QValueAxis* x = x_;
     QValueAxis* y = y_;
-    x->setTitleText(xAxis_ == XAxis::WallClock ? tr("seconds") : tr("evaluations"));
+    // Costs and wall-clock time in units people read: the y axis in the objective's unit (ms, MiB)
+    // when every run has the same objective, the x axis in s or ms.
+    const units::Kind kind = costKind(comparison_);
+    double rawMaxX = 0, rawMaxY = 0;
+    for (const Curve& c : curves_) {
+        for (double v : xAxis_ == XAxis::WallClock ? c.seconds : c.evaluations) rawMaxX = std::max(rawMaxX, v);
+        for (double v : c.best) rawMaxY = std::max(rawMaxY, std::abs(v));
+    }
+    const units::AxisUnit yUnit = units::axisUnit(kind, rawMaxY);
+    const units::AxisUnit xUnit = xAxis_ == XAxis::WallClock ? units::axisUnit(units::Kind::Time, rawMaxX) : units::AxisUnit{};
+    const std::string objective = comparison_.runs.empty() ? std::string() : comparison_.runs.front().run.objective;
+    QString yTitle = tr("best cost so far");
+    if (kind != units::Kind::Plain) {
+        const QString what = objective == "memory" ? tr("best peak memory so far")
+                             : objective == "throughput" ? tr("best time per sample so far")
+                                                         : tr("best running time so far");
+        yTitle = QString("%1 (%2)").arg(what, QString::fromStdString(yUnit.unit));
+    }
+    y->setTitleText(yTitle);
+    x->setTitleText(xAxis_ == XAxis::WallClock ? tr("wall-clock time (%1)").arg(QString::fromStdString(xUnit.unit))
+                                               : tr("evaluations"));
     x->setLabelFormat(xAxis_ == XAxis::WallClock ? "%.3g" : "%.0f");
-    double maxX = 1, minY = std::numeric_limits<double>::max(), maxY = std::numeric_limits<double>::lowest();
+    double maxX = xAxis_ == XAxis::WallClock ? 1e-9 : 1, minY = std::numeric_limits<double>::max(),
+           maxY = std::numeric_limits<double>::lowest();
     for (size_t i = 0; i < curves_.size(); ++i) {
-        const Curve& c = curves_[i];
-        if (c.best.empty()) continue;
+        const Curve& raw = curves_[i];
+        if (raw.best.empty()) continue;
+        Curve c = raw;
+        for (double& v : c.best) v /= yUnit.divisor;
+        for (double& v : c.seconds) v /= xUnit.divisor;
         auto* s = new QLineSeries;
-        s->setName(c.label);
-        s->setColor(deviceColor(static_cast<int>(i)));
+        // An infeasible run's costs carry the penalty: dashed, and said so in the legend.
+        const bool infeasible = i < comparison_.feasible.size() && !comparison_.feasible[i];
+        s->setName(infeasible ? tr("%1 (infeasible)").arg(c.label) : c.label);
+        s->setPen(QPen(deviceColor(static_cast<int>(i)), 2, infeasible ? Qt::DashLine : Qt::SolidLine));
         const auto& xs = xAxis_ == XAxis::WallClock ? c.seconds : c.evaluations;
         for (size_t k = 0; k < c.best.size(); ++k) {
             // Steps: the best so far holds until the next improvement.
@@ -230,7 +302,8 @@ void RunComparisonView::redrawCurves() {
     const double pad = std::max(1e-12, (maxY - minY) * 0.08);
     x->setRange(0, maxX);
     if (xAxis_ == XAxis::Evaluations) x->applyNiceNumbers();
-    y->setRange(minY - pad, maxY + pad);
+    y->setRange(minY >= 0 ? std::max(0.0, minY - pad) : minY - pad, maxY + pad);
+    y->applyNiceNumbers();  // ticks on round values (0.4, 0.6, ...), not on the padded range's ends
     chart->legend()->setVisible(!curves_.empty());
 }
 

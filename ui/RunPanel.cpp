@@ -16,11 +16,16 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
+#include <QRegularExpression>
+#include <QMessageBox>
+#include <QFile>
 #include <QThread>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "DeviceSetupDialog.h"
 #include "placement/model/DeviceModel.h"
 #include "placement/PlacementEngines.h"
 #include "placement/regal/RegalPolicy.h"
@@ -29,6 +34,8 @@
 namespace graphopt::ui {
 
 namespace {
+
+constexpr const char* kMicroBatches = "micro_batches";
 
 QString tooltipOf(const ParamSpec& p) {
     return QString::fromStdString(p.help + " (" + p.describeRange() + ")");
@@ -143,8 +150,30 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     objective_ = new QComboBox(this);
     objective_->addItem(tr("Running time"), "runtime");
     objective_->addItem(tr("Peak memory"), "memory");
+    objective_->addItem(tr("Throughput (time per sample)"), "throughput");
+    objective_->setObjectName("objective");
+    objective_->setItemData(0, tr("Minimise the makespan of the whole schedule"), Qt::ToolTipRole);
+    objective_->setItemData(1, tr("Minimise the largest peak memory of any device"), Qt::ToolTipRole);
+    objective_->setItemData(2, tr("Minimise the time per sample of a pipeline in its steady state: the busiest "
+                                  "device's load (compute plus the transfers it pays), NeurIPS 2020's max-load"),
+                            Qt::ToolTipRole);
     devices_ = new QComboBox(this);
-    for (const auto& name : DeviceModel::presetNames()) devices_->addItem(QString::fromStdString(name));
+    devices_->setObjectName("devices");
+    for (const auto& name : DeviceModel::presetNames())
+        devices_->addItem(QString::fromStdString(name), QString::fromStdString(name));
+    devices_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    devices_->setMinimumContentsLength(12);
+    editDevices_ = new QPushButton(tr("Edit..."), this);
+    editDevices_->setObjectName("editDevices");
+    editDevices_->setToolTip(tr("Edit the device setup: devices, memory, links; open or save device JSON "
+                                "(graphopt place --devices FILE)"));
+    microBatches_ = new QSpinBox(this);
+    microBatches_->setObjectName("microBatches");
+    microBatches_->setRange(1, 1024);
+    microBatches_->setValue(1);
+    microBatches_->setToolTip(tr("Micro-batches that flow through the placement as a pipeline (GPipe): every node runs "
+                                 "once per micro-batch; with S stages the idle share is (S-1)/(M+S-1). "
+                                 "The run parameter micro_batches, for every engine."));
     budget_ = new QSpinBox(this);
     budget_->setRange(1, 10'000'000);
     budget_->setSingleStep(1000);
@@ -165,7 +194,12 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(tr("Model batch"), batch_);
     form->addRow(tr("Engine"), engine_);
     form->addRow(tr("Objective"), objective_);
-    form->addRow(tr("Devices"), devices_);
+    auto* devicesRow = new QHBoxLayout;
+    devicesRow->setContentsMargins(0, 0, 0, 0);
+    devicesRow->addWidget(devices_, 1);
+    devicesRow->addWidget(editDevices_);
+    form->addRow(tr("Devices"), devicesRow);
+    form->addRow(tr("Micro-batches"), microBatches_);
     form->addRow(tr("Budget"), budget_);
     form->addRow(tr("Seed"), seed_);
     form->addRow(tr("Threads"), threads_);
@@ -229,6 +263,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     });
     connect(objective_, &QComboBox::currentIndexChanged, this, &RunPanel::refreshPolicyChoices);
     connect(devices_, &QComboBox::currentIndexChanged, this, &RunPanel::refreshPolicyChoices);
+    connect(editDevices_, &QPushButton::clicked, this, &RunPanel::editDevices);
 
     QSettings settings;
     RunSpec saved;
@@ -258,6 +293,7 @@ void RunPanel::rebuildParameters() {
     }
     for (const auto& p : placementRunParams()) paramSpecs_.push_back(p);
     for (const auto& p : paramSpecs_) {
+        if (p.name == kMicroBatches) continue;  // its own spin box, beside the devices
         QWidget* w = makeEditor(p, params_);
         if (!w) continue;
         if (kept.contains(p.name) && !kept[p.name].is_null()) setValue(w, kept[p.name]);
@@ -278,7 +314,7 @@ RunSpec RunPanel::spec() const {
     s.kind = "placement";
     s.engine = engine_->currentData().toString().toStdString();
     s.objective = objective_->currentData().toString().toStdString();
-    s.devices = devices_->currentText().toStdString();
+    s.devices = devicesChoice().toStdString();
     s.budget = budget_->value();
     s.seed = static_cast<uint64_t>(seed_->value());
     s.threads = threads_->value();
@@ -287,6 +323,11 @@ RunSpec RunPanel::spec() const {
             nlohmann::json v = valueOf(p, w);
             if (!v.is_null()) s.params[p.name] = std::move(v);
         }
+    // Engine-independent (placementRunParams): given whenever the run knows it, and when it is not
+    // 1 even if it does not (the run then says the parameter is unknown rather than ignoring it).
+    bool known = false;
+    for (const auto& p : placementRunParams()) known = known || p.name == kMicroBatches;
+    if (known || microBatches_->value() > 1) s.params[kMicroBatches] = microBatches_->value();
     QSettings settings;
     settings.setValue("run/engine", QString::fromStdString(s.engine));
     settings.setValue("run/objective", QString::fromStdString(s.objective));
@@ -299,7 +340,9 @@ RunSpec RunPanel::spec() const {
 void RunPanel::setSpec(const RunSpec& s) {
     if (int i = engine_->findData(QString::fromStdString(s.engine)); i >= 0) engine_->setCurrentIndex(i);
     if (int i = objective_->findData(QString::fromStdString(s.objective)); i >= 0) objective_->setCurrentIndex(i);
-    if (int i = devices_->findText(QString::fromStdString(s.devices)); i >= 0) devices_->setCurrentIndex(i);
+    if (!s.devices.empty()) selectDevices(QString::fromStdString(s.devices));
+    if (s.params.is_object() && s.params.contains(kMicroBatches) && s.params[kMicroBatches].is_number_integer())
+        microBatches_->setValue(s.params[kMicroBatches].get<int>());
     if (s.budget > 0) budget_->setValue(static_cast<int>(std::min<int64_t>(s.budget, budget_->maximum())));
     seed_->setValue(static_cast<int>(std::min<uint64_t>(s.seed, 1'000'000'000)));
     if (s.params.is_object())
@@ -335,7 +378,8 @@ void RunPanel::updateEnabled() {
     params_->setVisible(!paramWidgets_.isEmpty());
     start_->setEnabled(!running_);
     cancel_->setEnabled(running_);
-    for (QWidget* w : std::initializer_list<QWidget*>{engine_, objective_, devices_, budget_, seed_, threads_, params_, batch_})
+    for (QWidget* w : std::initializer_list<QWidget*>{engine_, objective_, devices_, editDevices_, microBatches_, budget_,
+                                                      seed_, threads_, params_, batch_})
         w->setEnabled(!running_);
     bool steps = false;
     try {
@@ -359,7 +403,7 @@ void RunPanel::refreshPolicyChoices() {
     if (!c) return;
     const QString typed = c->currentText();
     const std::string objective = objective_->currentData().toString().toStdString();
-    const std::string devices = devices_->currentText().toStdString();
+    const std::string devices = devicesChoice().toStdString();
     c->blockSignals(true);
     c->clear();
     c->addItem(QString(), QString());  // the shipped policy
@@ -377,6 +421,93 @@ void RunPanel::refreshPolicyChoices() {
     }
     c->setCurrentText(typed);
     c->blockSignals(false);
+}
+
+}  // namespace graphopt::ui
+
+namespace graphopt::ui {
+
+QString RunPanel::devicesChoice() const {
+    const QVariant v = devices_->currentData();
+    return v.isValid() && !v.toString().isEmpty() ? v.toString() : devices_->currentText();
+}
+
+int RunPanel::microBatches() const { return microBatches_->value(); }
+void RunPanel::setMicroBatches(int m) { microBatches_->setValue(m); }
+
+void RunPanel::selectDevices(const QString& presetOrFile) {
+    int i = devices_->findData(presetOrFile);
+    if (i < 0) {
+        // A device file: offered under its setup's name, the path as its tooltip.
+        QString label = QFileInfo(presetOrFile).fileName();
+        try {
+            const DeviceModel m = DeviceModel::loadFile(presetOrFile.toStdString());
+            if (!m.name.empty() && m.name != presetOrFile.toStdString())
+                label = tr("%1 (%2)").arg(QString::fromStdString(m.name), QFileInfo(presetOrFile).fileName());
+        } catch (const std::exception&) {
+            // Unreadable now: still offered, the run will say what is wrong with it.
+        }
+        devices_->addItem(label, presetOrFile);
+        i = devices_->count() - 1;
+        devices_->setItemData(i, presetOrFile, Qt::ToolTipRole);
+    }
+    devices_->setCurrentIndex(i);
+    devices_->setToolTip(devices_->itemData(i, Qt::ToolTipRole).toString());
+}
+
+QString RunPanel::userDevicesDir() {
+    return QDir::cleanPath(QString::fromStdString(userPolicyDir()) + "/../devices");
+}
+
+QString RunPanel::useDeviceSetup(const DeviceModel& model, const QString& savedPath, QString* error) {
+    // A preset left as it is stays the preset; anything else runs from a file.
+    for (const auto& p : DeviceModel::presetNames())
+        if (model.name == p && model.toJson() == DeviceModel::preset(p).toJson()) {
+            selectDevices(QString::fromStdString(p));
+            return QString::fromStdString(p);
+        }
+    QString path = savedPath;
+    if (path.isEmpty()) {
+        // Not saved by the user: kept among the user's setups, named after it.
+        QString stem = QString::fromStdString(model.name).trimmed();
+        stem.replace(QRegularExpression("[^A-Za-z0-9._+-]+"), "_");
+        if (stem.isEmpty() || stem.startsWith('.')) stem = "devices" + stem;
+        QDir().mkpath(userDevicesDir());
+        path = userDevicesDir() + "/" + stem + ".json";
+        QFile f(path);
+        const std::string text = model.toJson().dump(2) + "\n";
+        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+            f.write(text.data(), qint64(text.size())) != qint64(text.size())) {
+            if (error) *error = tr("%1: cannot write (%2)").arg(path, f.errorString());
+            return {};
+        }
+    }
+    const int old = devices_->findData(path);
+    if (old >= 0) devices_->removeItem(old);  // re-read: its name may have changed
+    selectDevices(path);
+    return path;
+}
+
+void RunPanel::editDevices() {
+    DeviceSetupDialog dialog(this);
+    const QString current = devicesChoice();
+    try {
+        const auto presets = DeviceModel::presetNames();
+        const bool preset = std::find(presets.begin(), presets.end(), current.toStdString()) != presets.end();
+        dialog.setSetup(DeviceModel::load(current.toStdString()), preset ? QString() : current);
+    } catch (const std::exception& e) {
+        QMessageBox::warning(this, tr("Device setup"),
+                             tr("The current setup cannot be read (%1); starting from %2.")
+                                 .arg(QString::fromStdString(e.what()), DeviceModel::defaultPresetName()));
+    }
+    if (dialog.exec() != QDialog::Accepted) return;
+    QString error;
+    try {
+        if (useDeviceSetup(dialog.setup(), dialog.savedPath(), &error).isEmpty())
+            QMessageBox::warning(this, tr("Device setup"), error);
+    } catch (const std::exception& e) {
+        QMessageBox::warning(this, tr("Device setup"), QString::fromStdString(e.what()));
+    }
 }
 
 }  // namespace graphopt::ui

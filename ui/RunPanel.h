@@ -20,6 +20,10 @@ class QProgressBar;
 class QPushButton;
 class QSpinBox;
 
+namespace graphopt {
+class DeviceModel;
+}
+
 namespace graphopt::ui {
 
 class RunPanel : public QWidget {
@@ -47,6 +51,19 @@ public:
     // Changing it re-reads the model (MainWindow), so shapes, FLOPs and memory are re-inferred.
     int batch() const;
     void setBatch(int batch);
+    // Micro-batches (1-1024): the engine-independent run parameter micro_batches.
+    int microBatches() const;
+    void setMicroBatches(int m);
+    // The devices the next run uses: a preset name or a device JSON file.
+    QString devicesChoice() const;
+    // Selects a preset or a device file (offering the file when it is new).
+    void selectDevices(const QString& presetOrFile);
+    // Makes `model` (e.g. from the device editor) the next run's devices: its preset when it is one
+    // unchanged, else `savedPath`, else a file written to userDevicesDir() named after the setup.
+    // Returns what the run will use, "" with `error` when the file cannot be written.
+    QString useDeviceSetup(const DeviceModel& model, const QString& savedPath, QString* error = nullptr);
+    static QString userDevicesDir();  // beside the user's policies: ~/.local/share/graphopt-studio/devices
+    void editDevices();               // the device-setup editor on the current setup
 
 signals:
     void startRequested();
@@ -62,6 +79,8 @@ private:
     QComboBox* engine_ = nullptr;
     QComboBox* objective_ = nullptr;
     QComboBox* devices_ = nullptr;
+    QPushButton* editDevices_ = nullptr;
+    QSpinBox* microBatches_ = nullptr;
     QSpinBox* budget_ = nullptr;
     QSpinBox* seed_ = nullptr;
     QSpinBox* threads_ = nullptr;

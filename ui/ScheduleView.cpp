@@ -19,6 +19,7 @@
 
 #include "DeviceColors.h"
 #include "graph/Graph.h"
+#include "run/Units.h"
 
 namespace graphopt::ui {
 
@@ -34,7 +35,7 @@ constexpr double kMaxContentPixels = 1e9;  // scroll bars are int: keep the zoom
 
 struct Bar {
     double start = 0, end = 0;
-    int index = -1;  // node id (device lanes) or transfer index (link lanes)
+    int index = -1;  // index into the schedule's ops (device lanes) or transfers (link lanes)
 };
 
 struct Lane {
@@ -53,24 +54,8 @@ struct Hit {
     bool operator==(const Hit& o) const { return kind == o.kind && index == o.index; }
 };
 
-// Time in the unit that reads best for its size: "850 µs", "12.4 ms", "3.21 s".
-QString formatSeconds(double s) {
-    const double a = std::abs(s);
-    double v = s;
-    QString unit = "s";
-    if (a == 0) return "0 s";
-    if (a < 1e-6) v = s * 1e9, unit = "ns";
-    else if (a < 1e-3) v = s * 1e6, unit = QString::fromUtf8("µs");
-    else if (a < 1) v = s * 1e3, unit = "ms";
-    const double av = std::abs(v);
-    const int decimals = av >= 100 ? 1 : av >= 10 ? 2 : 3;
-    QString text = QString::number(v, 'f', decimals);
-    if (text.contains('.')) {  // 12.500 -> 12.5, 3.000 -> 3
-        while (text.endsWith('0')) text.chop(1);
-        if (text.endsWith('.')) text.chop(1);
-    }
-    return text + ' ' + unit;
-}
+QString formatSeconds(double s) { return QString::fromStdString(units::seconds(s)); }
+QString formatBytes(double b) { return QString::fromStdString(units::bytes(b)); }
 
 // `c` mixed with white; `amount` of white.
 QColor tint(const QColor& c, double amount) {
@@ -119,6 +104,9 @@ public:
         }
         ops_ = s.ops;
         transfers_ = s.transfers;
+        microBatches_ = std::max(1, std::max(s.microBatches, r.microBatches));
+        for (const ScheduledOp& op : ops_) microBatches_ = std::max(microBatches_, op.microBatch + 1);
+        for (const ScheduledTransfer& t : transfers_) microBatches_ = std::max(microBatches_, t.microBatch + 1);
         makespan_ = s.makespan;
         for (const ScheduledOp& op : ops_) makespan_ = std::max(makespan_, op.end);
         for (const ScheduledTransfer& t : transfers_) makespan_ = std::max(makespan_, t.end);
@@ -132,7 +120,7 @@ public:
         for (size_t i = 0; i < ops_.size(); ++i) {
             const ScheduledOp& op = ops_[i];
             if (op.device < 0) continue;  // not scheduled (e.g. a cancelled run's leftovers)
-            lanes_[op.device].bars.push_back({op.start, op.end, op.node >= 0 ? op.node : static_cast<int>(i)});
+            lanes_[op.device].bars.push_back({op.start, op.end, static_cast<int>(i)});
             ++opBars_;
         }
         std::map<std::pair<int, int>, int> linkLane;
@@ -181,6 +169,7 @@ public:
         opTypes_.clear();
         tensorNames_.clear();
         opBars_ = 0;
+        microBatches_ = 1;
         makespan_ = 0;
         contentHeight_ = 0;
         hasResult_ = false;
@@ -249,17 +238,28 @@ public:
     QRect chartArea() const {
         return QRect(chartLeft(), axisHeight(), chartWidth(), std::max(0, viewport()->height() - axisHeight()));
     }
-    const Lane* opLane(int node, const Bar** bar) const {
+    int nodeOf(int opIndex) const {
+        if (opIndex < 0 || opIndex >= static_cast<int>(ops_.size())) return -1;
+        return ops_[opIndex].node >= 0 ? ops_[opIndex].node : opIndex;
+    }
+    int microBatchOf(int opIndex) const {
+        return opIndex >= 0 && opIndex < static_cast<int>(ops_.size()) ? ops_[opIndex].microBatch : 0;
+    }
+    // The bar of `node`'s run for micro-batch `microBatch` (-1: the earliest run).
+    const Lane* opLane(int node, int microBatch, const Bar** bar) const {
+        const Lane* found = nullptr;
         for (const Lane& lane : lanes_) {
             if (lane.link) break;
             for (const Bar& b : lane.bars)
-                if (b.index == node) return *bar = &b, &lane;
+                if (nodeOf(b.index) == node && (microBatch < 0 || microBatchOf(b.index) == microBatch) &&
+                    (!found || b.start < (*bar)->start))
+                    *bar = &b, found = &lane;
         }
-        return nullptr;
+        return found;
     }
-    QRect visibleOpRect(int node) const {
+    QRect visibleOpRect(int node, int microBatch = -1) const {
         const Bar* b = nullptr;
-        const Lane* lane = opLane(node, &b);
+        const Lane* lane = opLane(node, microBatch, &b);
         return lane ? barRect(*lane, *b).intersected(chartArea()) : QRect();
     }
     QRect visibleTransferRect(int index) const {
@@ -294,7 +294,7 @@ public:
     }
 
     // A node's name without the leading '/' of ONNX paths; its op type when the name is empty.
-    QString barLabel(int node) const {
+    QString nodeLabel(int node) const {
         QString name = node < nodeNames_.size() ? nodeNames_[node] : QString();
         if (name.startsWith('/')) name.remove(0, 1);
         if (name.isEmpty()) name = node < opTypes_.size() ? opTypes_[node] : QString::number(node);
@@ -312,18 +312,18 @@ public:
                 .arg(formatSeconds(start), formatSeconds(end), formatSeconds(end - start));
         };
         if (hit.kind == Hit::Op) {
-            const int node = hit.index;
-            const ScheduledOp* op = nullptr;
-            if (node < static_cast<int>(ops_.size()) && ops_[node].node == node) op = &ops_[node];
-            for (size_t i = 0; !op && i < ops_.size(); ++i)
-                if (ops_[i].node == node) op = &ops_[i];
-            if (!op) return {};
+            if (hit.index < 0 || hit.index >= static_cast<int>(ops_.size())) return {};
+            const ScheduledOp* op = &ops_[hit.index];
+            const int node = nodeOf(hit.index);
             const QString name = node < nodeNames_.size() ? nodeNames_[node] : QString("node %1").arg(node);
             QString head = "<b>" + name.toHtmlEscaped() + "</b>";
             if (node < opTypes_.size()) head += " (" + opTypes_[node].toHtmlEscaped() + ")";
+            // In a pipeline the same node runs once per micro-batch: say which run this is.
+            if (microBatches_ > 1) head += tr("<br>node %1, micro-batch %2 of %3").arg(node).arg(op->microBatch).arg(microBatches_);
             return head + QString("<table><tr><td>node</td><td>%1</td></tr><tr><td>device</td><td>%2</td></tr>")
                               .arg(node)
                               .arg(deviceName(op->device).toHtmlEscaped()) +
+                   (microBatches_ > 1 ? QString("<tr><td>micro-batch</td><td>%1</td></tr>").arg(op->microBatch) : QString()) +
                    times(op->start, op->end) + "</table>";
         }
         if (hit.kind == Hit::Transfer) {
@@ -331,10 +331,12 @@ public:
             QString head = "<b>transfer</b> of tensor " + QString::number(t.tensor);
             if (t.tensor >= 0 && t.tensor < tensorNames_.size())
                 head += " <b>" + tensorNames_[t.tensor].toHtmlEscaped() + "</b>";
+            if (microBatches_ > 1) head += tr(", micro-batch %1").arg(t.microBatch);
             return head +
                    QString("<table><tr><td>bytes</td><td>%1 (%2)</td></tr><tr><td>link</td><td>%3</td></tr>")
-                       .arg(QLocale().formattedDataSize(t.bytes), QLocale().toString(qlonglong(t.bytes)),
+                       .arg(formatBytes(double(t.bytes)), QLocale().toString(qlonglong(t.bytes)),
                             (deviceName(t.from) + QString::fromUtf8(" → ") + deviceName(t.to)).toHtmlEscaped()) +
+                   (microBatches_ > 1 ? QString("<tr><td>micro-batch</td><td>%1</td></tr>").arg(t.microBatch) : QString()) +
                    times(t.start, t.end) + "</table>";
         }
         return {};
@@ -342,7 +344,7 @@ public:
 
     void ensureOpVisible(int node) {
         const Bar* b = nullptr;
-        const Lane* lane = opLane(node, &b);
+        const Lane* lane = opLane(node, -1, &b);
         if (!lane) return;
         const double x0 = timeToX(b->start), x1 = timeToX(b->end);
         if (x1 < chartLeft() + 10 || x0 > viewport()->width() - 10) {
@@ -352,6 +354,37 @@ public:
         const int y = laneY(*lane);
         if (y < axisHeight() || y + lane->height > viewport()->height())
             verticalScrollBar()->setValue(lane->top - 4);
+    }
+
+    // A device's colour shaded for a micro-batch: darkest for the first, lighter for each later one
+    // (eight steps, then again), so a pipeline's micro-batches read as a diagonal of shades across
+    // the device lanes and the idle gaps (bubbles) between them stand out.
+    QColor microBatchShade(const QColor& base, int microBatch) const {
+        if (microBatches_ <= 1) return base;
+        const int steps = std::min(microBatches_, 8);
+        const int step = microBatch % steps;
+        const double t = steps > 1 ? double(step) / (steps - 1) : 0;  // 0 .. 1
+        return t < 0.2 ? base.darker(100 + static_cast<int>((0.2 - t) * 120)) : tint(base, (t - 0.2) * 0.65);
+    }
+
+    // What a bar of `width` pixels shows: the micro-batch number when there are micro-batches
+    // (alone in a narrow bar, "2 · name" in a wide one), then the op's name or the transfer's size.
+    // Sizes show whole or not at all; names keep their end ("…layer2.1/conv2/Conv"), the part that
+    // tells ops apart in ONNX-style paths.
+    QString barText(bool link, int index, int width, const QFontMetrics& fm) const {
+        const bool pipeline = microBatches_ > 1;
+        const int micro = link ? transfers_[index].microBatch : microBatchOf(index);
+        const QString number = pipeline ? QString::number(micro) : QString();
+        if (pipeline && width < fm.horizontalAdvance(number) + 2) return {};
+        if (width < 36) return number;
+        const QString prefix = pipeline ? number + QString::fromUtf8(" · ") : QString();
+        const int room = width - fm.horizontalAdvance(prefix);
+        if (link) {
+            const QString size = formatBytes(double(transfers_[index].bytes));
+            return fm.horizontalAdvance(size) <= room ? prefix + size : number;
+        }
+        const QString name = fm.elidedText(nodeLabel(nodeOf(index)), Qt::ElideLeft, room);
+        return name.size() < 5 ? number : prefix + name;
     }
 
     // --- painting -------------------------------------------------------------------------------
@@ -393,7 +426,7 @@ public:
         p.setFont(barFont);
         const QFontMetrics bfm(barFont);
         const double t0 = xToTime(chart.left()), t1 = xToTime(chart.right() + 1);
-        QRect shownRect;
+        std::vector<QRect> shownRects;  // every run of the shown node (one per micro-batch)
         QRect hoverRect;
         for (size_t li = 0; li < lanes_.size(); ++li) {
             const Lane& lane = lanes_[li];
@@ -401,40 +434,31 @@ public:
             if (y + lane.height < chart.top() || y > chart.bottom()) continue;
             // Transfers: a pale tint of the sending device (lighter() would saturate blue into
             // another palette colour), outlined in the receiving device's colour.
-            const QColor fill = lane.link ? tint(deviceColor(lane.from), 0.5) : deviceColor(lane.from);
-            const QColor border = lane.link ? deviceColor(lane.to).darker(130) : fill.darker(160);
-            const QColor text = contrastTextColor(fill);
+            const QColor laneFill = lane.link ? tint(deviceColor(lane.from), 0.5) : deviceColor(lane.from);
             int lastRight = std::numeric_limits<int>::min();
             auto it = std::lower_bound(lane.maxEnd.begin(), lane.maxEnd.end(), t0);
             for (size_t i = it - lane.maxEnd.begin(); i < lane.bars.size() && lane.bars[i].start <= t1; ++i) {
                 const Bar& b = lane.bars[i];
                 const QRect r = barRect(lane, b);
-                if (!lane.link && b.index == shownOp_) shownRect = r;
+                if (!lane.link && shownOp_ >= 0 && nodeOf(b.index) == shownOp_) shownRects.push_back(r);
                 if (hovered_.lane == static_cast<int>(li) && hovered_.index == b.index) hoverRect = r;
                 if (r.right() < lastRight) continue;  // this pixel column is painted already
                 lastRight = r.right() + 1;
+                const int micro = lane.link ? transfers_[b.index].microBatch : microBatchOf(b.index);
+                const QColor fill = microBatchShade(laneFill, micro);
+                const QColor border = lane.link ? deviceColor(lane.to).darker(130) : laneFill.darker(160);
+                const QColor text = contrastTextColor(fill);
                 if (r.width() >= 4) {
                     p.fillRect(r, border);
                     p.fillRect(r.adjusted(1, 1, -1, -1), fill);
                 } else {
                     p.fillRect(r, fill.darker(115));
                 }
-                if (r.width() >= 36) {
-                    const QRect textRect = r.adjusted(4, 0, -3, 0).intersected(chart);
-                    // Sizes show whole or not at all; names keep their end ("…layer2.1/conv2/Conv"),
-                    // the part that tells ops apart in ONNX-style paths.
-                    QString shown;
-                    if (lane.link) {
-                        shown = QLocale().formattedDataSize(transfers_[b.index].bytes, 1);
-                        if (bfm.horizontalAdvance(shown) > textRect.width()) shown.clear();
-                    } else {
-                        shown = bfm.elidedText(barLabel(b.index), Qt::ElideLeft, textRect.width());
-                        if (shown.size() < 5) shown.clear();
-                    }
-                    if (!shown.isEmpty()) {
-                        p.setPen(text);
-                        p.drawText(textRect, Qt::AlignVCenter | Qt::AlignLeft, shown);
-                    }
+                const QRect textRect = (microBatches_ > 1 ? r.adjusted(2, 0, -2, 0) : r.adjusted(4, 0, -3, 0)).intersected(chart);
+                const QString shown = barText(lane.link, b.index, textRect.width(), bfm);
+                if (!shown.isEmpty()) {
+                    p.setPen(text);
+                    p.drawText(textRect, Qt::AlignVCenter | (shown.size() <= 3 ? Qt::AlignHCenter : Qt::AlignLeft), shown);
                 }
             }
         }
@@ -447,7 +471,7 @@ public:
             p.setBrush(Qt::NoBrush);
             p.drawRect(hoverRect.adjusted(-1, -1, 1, 1));
         }
-        if (!shownRect.isNull()) {
+        for (const QRect& shownRect : shownRects) {
             p.setPen(QPen(QColor(255, 140, 0), 3));
             p.setBrush(Qt::NoBrush);
             QRect r = shownRect.adjusted(-2, -2, 2, 2);
@@ -612,9 +636,9 @@ public:
         if ((pos - pressPos_).manhattanLength() <= 3) {
             const Hit h = hitAt(pos);
             if (h.kind == Hit::Op) {
-                shownOp_ = h.index;
+                shownOp_ = nodeOf(h.index);
                 viewport()->update();
-                emit owner_->opClicked(h.index);
+                emit owner_->opClicked(shownOp_);
             }
         }
     }
@@ -640,6 +664,7 @@ public:
     std::vector<ScheduledTransfer> transfers_;
     QStringList nodeNames_, deviceNames_, opTypes_, tensorNames_;
     int opBars_ = 0;
+    int microBatches_ = 1;
     double makespan_ = 0;
     double pps_ = 1;  // pixels per second
     bool fitted_ = true;
@@ -692,13 +717,24 @@ void ScheduleView::setResult(const PlacementResult& result, const Graph* graph) 
     const ScheduleDetail& s = result.schedule;
     int64_t moved = 0;
     for (const ScheduledTransfer& t : s.transfers) moved += t.bytes;
-    summary_->setText(tr("%1 on %2 · makespan %3 · %4 ops on %5 devices · %6 transfers (%7)")
-                          .arg(QString::fromStdString(result.engine), QString::fromStdString(result.devices),
-                               formatSeconds(canvas_->makespan_))
-                          .arg(canvas_->opBars_)
-                          .arg(deviceLaneCount())
-                          .arg(s.transfers.size())
-                          .arg(QLocale().formattedDataSize(moved, 1)));
+    QString text = tr("%1 on %2 · makespan %3 · %4 ops on %5 devices · %6 transfers (%7)")
+                       .arg(QString::fromStdString(result.engine), QString::fromStdString(result.devices),
+                            formatSeconds(canvas_->makespan_))
+                       .arg(canvas_->opBars_)
+                       .arg(deviceLaneCount())
+                       .arg(s.transfers.size())
+                       .arg(formatBytes(double(moved)));
+    if (microBatchCount() > 1) {
+        // The pipeline's bubbles as one figure: the share of device time spent idle before the makespan.
+        double busy = 0;
+        for (const ScheduledOp& op : s.ops)
+            if (op.device >= 0) busy += op.end - op.start;
+        const double capacity = canvas_->makespan_ * std::max(1, deviceLaneCount());
+        text += tr(" · %1 micro-batches, devices idle %2 % of the time")
+                    .arg(microBatchCount())
+                    .arg(capacity > 0 ? QString::number(100.0 * std::max(0.0, 1 - busy / capacity), 'f', 0) : QString("-"));
+    }
+    summary_->setText(text);
 }
 
 void ScheduleView::clear() {
@@ -730,7 +766,19 @@ void ScheduleView::showOp(int node) {
 }
 int ScheduleView::shownOp() const { return canvas_->shownOp_; }
 QWidget* ScheduleView::canvas() const { return canvas_->viewport(); }
-QRect ScheduleView::opBarRect(int node) const { return canvas_->visibleOpRect(node); }
+QRect ScheduleView::opBarRect(int node, int microBatch) const { return canvas_->visibleOpRect(node, microBatch); }
+int ScheduleView::microBatchCount() const { return canvas_->microBatches_; }
+QString ScheduleView::summaryText() const { return summary_->text(); }
+QString ScheduleView::opBarText(int node, int microBatch) const {
+    const QRect r = opBarRect(node, microBatch);
+    if (r.isEmpty()) return {};
+    const Bar* b = nullptr;
+    QFont f = canvas_->font();
+    f.setPointSizeF(8);
+    canvas_->opLane(node, microBatch, &b);
+    const int inset = canvas_->microBatches_ > 1 ? 4 : 7;
+    return b ? canvas_->barText(false, b->index, r.width() - inset, QFontMetrics(f)) : QString();
+}
 QRect ScheduleView::transferBarRect(int transfer) const { return canvas_->visibleTransferRect(transfer); }
 QString ScheduleView::toolTipAt(const QPoint& canvasPos) const { return canvas_->toolTip(canvas_->hitAt(canvasPos)); }
 

@@ -4,6 +4,11 @@
 // pan (drag, Shift+wheel, arrow keys, scroll bars), fit (0 key, button); hover a bar for details,
 // click an op to select it in other views (opClicked).
 //
+// A pipeline (ScheduleDetail::microBatches > 1) runs every node once per micro-batch: each bar is
+// shaded by its micro-batch (darkest first) and shows its number (with the op's name when wide
+// enough), so the diagonal of the pipeline and its idle bubbles can be seen; tooltips say "node X,
+// micro-batch m", and the summary gives the idle share.
+//
 // Painted directly, culling to the visible time range with a binary search per lane and merging
 // bars thinner than a pixel, so 10,000 ops draw as fast as 100.
 #pragma once
@@ -41,7 +46,9 @@ public:
     int deviceLaneCount() const;
     int linkLaneCount() const;
     QString laneName(int lane) const;
-    int opBarCount() const;
+    int opBarCount() const;  // one per scheduled op: nodes x micro-batches in a pipeline
+    int microBatchCount() const;  // 1 without a pipeline
+    QString summaryText() const;  // the line above the chart
     int transferBarCount() const;
 
     void zoomBy(double factor);  // in time, about the centre of the visible range
@@ -56,7 +63,9 @@ public:
     // The widget that paints and takes the mouse, and bar geometry in its coordinates (empty when
     // off screen): for tests and for tools that point at bars.
     QWidget* canvas() const;
-    QRect opBarRect(int node) const;
+    // With micro-batches a node has one bar per micro-batch: `microBatch` picks one (-1: the earliest).
+    QRect opBarRect(int node, int microBatch = -1) const;
+    QString opBarText(int node, int microBatch = -1) const;  // the text drawn in that bar ("" for none)
     QRect transferBarRect(int transfer) const;  // index into result.schedule.transfers
     QString toolTipAt(const QPoint& canvasPos) const;
 

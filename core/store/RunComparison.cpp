@@ -6,13 +6,15 @@
 #include <set>
 #include <sstream>
 
+#include "run/Units.h"
 #include "store/RunStore.h"
 
 namespace graphopt {
 
 int figureDirection(const std::string& name) {
     static const std::set<std::string> notScores = {"evaluations", "budget", "seed", "measurements", "events",
-                                                    "batches", "trials", "epochs", "generations", "population"};
+                                                    "batches", "trials", "epochs", "generations", "population",
+                                                    "micro_batches", "budget_evaluations"};
     if (notScores.count(name)) return 0;
     for (const char* up : {"gflops", "speedup", "win_rate", "improvement", "accuracy", "reward"})
         if (name.find(up) != std::string::npos) return +1;
@@ -21,7 +23,8 @@ int figureDirection(const std::string& name) {
 
 namespace {
 
-void markBest(ComparedFigure& f) {
+// `eligible[i]`: run i may be marked best (an infeasible answer is never the best of anything).
+void markBest(ComparedFigure& f, const std::vector<bool>& eligible) {
     f.best.reset();
     if (f.better == 0) return;
     size_t have = 0;
@@ -34,6 +37,7 @@ void markBest(ComparedFigure& f) {
         ++have;
         if (first && *first != *v) allEqual = false;
         if (!first) first = *v;
+        if (i < eligible.size() && !eligible[i]) continue;
         if (!best || (f.better < 0 ? *v < *f.values[*best] : *v > *f.values[*best])) best = i;
     }
     if (have >= 2 && !allEqual) f.best = best;
@@ -50,6 +54,11 @@ std::map<std::string, std::string> parseKnobs(const std::string& text) {
 }
 
 }  // namespace
+
+std::string RunComparison::infeasibleText(size_t run) const {
+    if (run < overLimit.size() && !overLimit[run].empty()) return "infeasible (" + overLimit[run] + ")";
+    return "infeasible";
+}
 
 RunComparison compareRuns(RunStore& store, const std::vector<int64_t>& runIds) {
     RunComparison c;
@@ -72,12 +81,29 @@ RunComparison compareRuns(RunStore& store, const std::vector<int64_t>& runIds) {
     if (objectives.size() > 1) c.warnings.push_back("the runs minimise different objectives: their costs differ in kind");
     if (graphIds.size() > 1) c.warnings.push_back("the runs are on different graphs");
 
+    // Feasibility and by how much a device is over its limit, from the stored figures.
+    c.feasible.assign(n, true);
+    c.overLimit.assign(n, "");
+    for (size_t i = 0; i < n; ++i) {
+        const auto& r = results[i];
+        if (!r || !r->costs.is_object()) continue;
+        const auto it = r->costs.find("feasible");
+        if (it != r->costs.end() && it->is_boolean()) c.feasible[i] = it->get<bool>();
+        const auto over = r->costs.find("over_limit_bytes");
+        if (c.feasible[i] || over == r->costs.end() || !over->is_object()) continue;
+        std::string text;
+        for (auto d = over->begin(); d != over->end(); ++d)
+            if (d.value().is_number() && d.value().get<double>() > 0)
+                text += (text.empty() ? "" : ", ") + d.key() + " over by " + units::bytes(d.value().get<double>());
+        c.overLimit[i] = text;
+    }
+
     auto figure = [&](const std::string& name, int better, auto value) {
         ComparedFigure f;
         f.name = name;
         f.better = better;
         for (size_t i = 0; i < n; ++i) f.values.push_back(value(i));
-        markBest(f);
+        markBest(f, c.feasible);
         c.figures.push_back(std::move(f));
     };
     figure("best cost", objectives.size() == 1 ? -1 : 0, [&](size_t i) { return c.runs[i].bestCost; });
@@ -94,6 +120,20 @@ RunComparison compareRuns(RunStore& store, const std::vector<int64_t>& runIds) {
             if (!r || !r->costs.contains(k) || !r->costs[k].is_number()) return std::nullopt;
             return r->costs[k].get<double>();
         });
+
+    // Ranking: feasibility first, then the best cost when the costs are of one kind.
+    c.ranking.resize(n);
+    for (size_t i = 0; i < n; ++i) c.ranking[i] = i;
+    const bool costsComparable = objectives.size() == 1;
+    std::stable_sort(c.ranking.begin(), c.ranking.end(), [&](size_t a, size_t b) {
+        if (c.feasible[a] != c.feasible[b]) return bool(c.feasible[a]);
+        if (!costsComparable) return false;
+        const auto& ca = c.runs[a].bestCost;
+        const auto& cb = c.runs[b].bestCost;
+        const bool ha = ca && !std::isnan(*ca), hb = cb && !std::isnan(*cb);
+        if (ha != hb) return ha;
+        return ha && *ca < *cb;
+    });
 
     // Placements of one graph: which nodes are not on the same device in every run.
     const bool oneGraph = graphIds.size() == 1 && *graphIds.begin();

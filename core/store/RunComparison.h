@@ -32,6 +32,20 @@ struct RunComparison {
     std::vector<ComparedFigure> figures;
     std::vector<std::string> warnings;  // different objectives, different graphs
 
+    // Per run: false when its answer breaks a device's memory limit (a placement stored with
+    // "feasible": false). Its cost carries a penalty, not a score: it is marked best in no row
+    // and ranks behind every feasible run. Runs without the figure count as feasible.
+    std::vector<bool> feasible;
+    // Per run: why it is infeasible, from its "over_limit_bytes" ("gpu1 over by 3.2 GiB"); ""
+    // for a feasible run or when the store does not say.
+    std::vector<std::string> overLimit;
+    // Run indexes, best first: the feasible runs by best cost, then the infeasible ones by best
+    // cost; runs without a cost last in their group; ties keep the order asked. Costs count only
+    // when every run minimises the same objective (otherwise: feasible first, order asked).
+    std::vector<size_t> ranking;
+    // "infeasible (gpu1 over by 3.2 GiB)", or "infeasible" when the store does not say by how much.
+    std::string infeasibleText(size_t run) const;
+
     // Placement runs of one graph (every run has a placement): the nodes whose device is not
     // the same in every run, by name.
     bool placementsComparable = false;
