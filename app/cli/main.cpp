@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
         } catch (const RunFailure& e) {
             std::cerr << "graphopt " << name << ": " << e.what() << "\n";
             return kExitRunFailed;
-        } catch (const StoreWriteError& e) {
+        } catch (const graphopt::StoreWriteError& e) {
             // The run database ran out of room (or had an I/O error) while a run was recorded.
             std::cerr << "graphopt " << name << ": " << e.what() << "\n";
             return kExitRunFailed;
