@@ -254,7 +254,7 @@ TEST(InputShapesCli, CommandsOverManyModelsSkipTheOnesThatCannotTakeTheBatchAndG
     ASSERT_EQ(ev.status, 0) << ev.err;
     const nlohmann::json j = parse(ev);
     ASSERT_EQ(j["graphs"].size(), 1u) << ev.out;
-    EXPECT_EQ(j["graphs"][0]["name"], "transformer_encoder.onnx");
+    EXPECT_EQ(j["graphs"][0]["graph"], "transformer_encoder.onnx");
     ASSERT_EQ(j["skipped"].size(), 1u) << ev.out;
     EXPECT_NE(j["skipped"][0]["file"].get<std::string>().find("fixed-batch-conv.onnx"), std::string::npos);
     EXPECT_NE(j["skipped"][0]["reason"].get<std::string>().find("named like 'batch'"), std::string::npos) << j["skipped"];
