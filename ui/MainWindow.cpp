@@ -642,6 +642,13 @@ void MainWindow::onLoadFinished() {
     memory_->clear();
     model_->setGraph(out.graph);
     tuningView_->setModel(out.graph, out.path);
+    try {  // a partitioning workload brings its machine: offer it first in the run panel
+        const std::optional<DeviceModel> own = DeviceModel::fromGraph(*out.graph);
+        runPanel_->offerModelDevices(own ? &*own : nullptr);
+    } catch (const std::exception& e) {
+        runPanel_->offerModelDevices(nullptr);
+        statusBar()->showMessage(QString::fromStdString(e.what()), 8000);
+    }
     // The dock is narrow: name, op and MFLOP; shapes and bytes are in the tooltip and Properties.
     table_->setColumnHidden(NodeTableModel::OutputShape, true);
     table_->setColumnHidden(NodeTableModel::OutputBytes, true);

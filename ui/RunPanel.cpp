@@ -435,6 +435,30 @@ QString RunPanel::devicesChoice() const {
 int RunPanel::microBatches() const { return microBatches_->value(); }
 void RunPanel::setMicroBatches(int m) { microBatches_->setValue(m); }
 
+void RunPanel::offerModelDevices(const DeviceModel* own) {
+    const QString key = QString::fromLatin1(DeviceModel::kFromModel);
+    const int at = devices_->findData(key);
+    if (!own) {
+        if (at >= 0) {
+            const bool wasChosen = devices_->currentIndex() == at;
+            devices_->removeItem(at);
+            if (wasChosen) devices_->setCurrentIndex(devices_->findData(QString::fromLatin1(DeviceModel::defaultPresetName())));
+        }
+        return;
+    }
+    int accelerators = 0, cpus = 0;
+    for (const auto& d : own->devices) (d.kind == "cpu" ? cpus : accelerators)++;
+    const QString label = tr("from the model: %1 accelerators, %2 CPUs").arg(accelerators).arg(cpus);
+    if (at >= 0)
+        devices_->setItemText(at, label);
+    else
+        devices_->insertItem(0, label, key);
+    const int i = devices_->findData(key);
+    devices_->setItemData(i, tr("The device setup the model file brings (%1)").arg(QString::fromStdString(own->name)),
+                          Qt::ToolTipRole);
+    devices_->setCurrentIndex(i);
+}
+
 void RunPanel::selectDevices(const QString& presetOrFile) {
     int i = devices_->findData(presetOrFile);
     if (i < 0) {

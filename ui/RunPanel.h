@@ -32,6 +32,9 @@ public:
     explicit RunPanel(QWidget* parent = nullptr);
 
     RunSpec spec() const;
+    // A model that brings its own devices (a partitioning workload): offered first as "from the
+    // model: NAME" and chosen; nullptr takes the entry away again (a model without).
+    void offerModelDevices(const DeviceModel* own);
     // Engine, objective, devices, budget, seed; params the engine describes set its widgets.
     void setSpec(const RunSpec& spec);
     void setRunning(bool running);

@@ -202,8 +202,12 @@ int runsCompare(const ArgList& args) {
             j["result"] = result ? nlohmann::json{{"cost", result->cost ? nlohmann::json(*result->cost) : nlohmann::json()},
                                                   {"costs", result->costs}}
                                  : nlohmann::json();
+            j["feasible"] = i >= cmp.feasible.size() || cmp.feasible[i];
             out["runs"].push_back(std::move(j));
         }
+        nlohmann::json ranking = nlohmann::json::array();  // run ids, best first, infeasible last
+        for (size_t r : cmp.ranking) ranking.push_back(runs[r].run.id);
+        out["ranking"] = ranking;
         nlohmann::json figures = nlohmann::json::array();
         for (const auto& f : cmp.figures) {
             nlohmann::json values = nlohmann::json::array();
@@ -236,8 +240,17 @@ int runsCompare(const ArgList& args) {
     row("graph", [&](size_t i) { return runs[i].run.graphName.empty() ? "-" : runs[i].run.graphName; });
     row("seed", [&](size_t i) { return std::to_string(runs[i].run.seed); });
     row("status", [&](size_t i) { return std::string(runStatusName(runs[i].run.status)); });
+    // Feasible runs first by best cost, then the infeasible ones (RunComparison::ranking).
+    std::vector<size_t> rankOf(runs.size(), 0);
+    for (size_t r = 0; r < cmp.ranking.size(); ++r) rankOf[cmp.ranking[r]] = r + 1;
+    row("rank", [&](size_t i) {
+        const bool feasible = i >= cmp.feasible.size() || cmp.feasible[i];
+        return std::to_string(rankOf[i]) + (feasible ? "" : " (infeasible)");
+    });
     for (const auto& f : cmp.figures)
         row(f.name, [&](size_t i) {
+            // An infeasible run's cost is the penalty's, not a score: say what it is instead.
+            if (f.name == "best cost" && i < cmp.feasible.size() && !cmp.feasible[i]) return cmp.infeasibleText(i);
             std::string cell = f.name == "elapsed s" ? number(f.values[i], "%.4g") : number(f.values[i]);
             return (f.best && *f.best == i) ? "*" + cell : cell;
         });

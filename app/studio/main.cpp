@@ -75,6 +75,12 @@ int main(int argc, char** argv) {
                              "shown and wait there (with --screenshot: grab then).",
                              "n");
     parser.addOption(steps);
+    // Settings of the runs --run starts (as the run panel would take them), for scripted demos.
+    QCommandLineOption devices("devices", "Devices for --run: a preset, a device JSON file or from-model.", "D");
+    QCommandLineOption objective("objective", "Objective for --run: runtime, memory or throughput.", "O");
+    QCommandLineOption microBatches("micro-batches", "Micro-batches for --run (a pipeline).", "M");
+    QCommandLineOption budget("budget", "Decoder evaluations for --run.", "EVALS");
+    for (const auto* o : {&devices, &objective, &microBatches, &budget}) parser.addOption(*o);
     parser.process(app);
 
     graphopt::ui::MainWindow window;
@@ -106,11 +112,15 @@ int main(int argc, char** argv) {
         if (!window.runsBrowser()->compareSelected(&error)) std::fprintf(stderr, "cannot compare: %s\n", qPrintable(error));
     };
     const bool comparing = parser.isSet(compare);
-    auto startNext = [&window, engines, nextRun] {
+    auto startNext = [&window, engines, nextRun, &parser, &devices, &objective, &microBatches, &budget] {
         if (*nextRun >= engines.size()) return;
         const QString engine = engines[(*nextRun)++];
         graphopt::RunSpec spec = window.runPanel()->spec();
         spec.engine = engine.toStdString();
+        if (parser.isSet(devices)) spec.devices = parser.value(devices).toStdString();
+        if (parser.isSet(objective)) spec.objective = parser.value(objective).toStdString();
+        if (parser.isSet(microBatches)) spec.params["micro_batches"] = parser.value(microBatches).toInt();
+        if (parser.isSet(budget)) spec.budget = parser.value(budget).toLongLong();
         window.runPanel()->setSpec(spec);
         if (!window.startRun()) std::fprintf(stderr, "could not start a %s run\n", qPrintable(engine));
     };

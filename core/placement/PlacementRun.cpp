@@ -9,9 +9,22 @@
 
 namespace graphopt {
 
+namespace {
+// No devices named: the graph's own setup when it brings one (a NeurIPS workload), else the
+// default preset; DeviceModel::kFromModel insists on the graph's own.
+DeviceModel devicesFor(const Graph& graph, const std::string& devices) {
+    if (devices.empty() || devices == DeviceModel::kFromModel) {
+        if (auto own = DeviceModel::fromGraph(graph)) return *own;
+        if (!devices.empty())
+            throw std::invalid_argument("graph '" + graph.name + "' brings no device setup of its own; choose devices");
+        return DeviceModel::preset(DeviceModel::defaultPresetName());
+    }
+    return DeviceModel::load(devices);
+}
+}  // namespace
+
 PlacementRun::PlacementRun(const Graph& graph, RunSpec spec, std::string modelPath)
-    : PlacementRun(graph, spec, DeviceModel::load(spec.devices.empty() ? DeviceModel::defaultPresetName() : spec.devices),
-                   std::move(modelPath)) {}
+    : PlacementRun(graph, spec, devicesFor(graph, spec.devices), std::move(modelPath)) {}
 
 PlacementRun::PlacementRun(const Graph& graph, RunSpec spec, DeviceModel devices, std::string modelPath)
     : graph_(graph), spec_(std::move(spec)), devices_(std::move(devices)), modelPath_(std::move(modelPath)) {

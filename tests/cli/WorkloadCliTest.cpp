@@ -109,9 +109,15 @@ TEST(WorkloadCli, PlaceRunsOnTheWorkloadsDevicesUnlessDevicesIsGiven) {
     std::set<std::string> used;
     for (const auto& [node, device] : j["placement"].items()) used.insert(device.get<std::string>());
     for (const auto& d : used) EXPECT_TRUE(d == "acc0" || d == "acc1" || d == "cpu0") << d;
-    const Result preset = runGraphopt("place " + kNeurips + common + " --devices 2xgpu-pcie");
+    // 'lookup' may run on a CPU only: a setup without one is refused, naming the node.
+    const Result gpus = runGraphopt("place " + kNeurips + common + " --devices 2xgpu-pcie");
+    EXPECT_EQ(gpus.status, 2) << gpus.out;
+    EXPECT_NE(gpus.err.find("'lookup' may run only on devices of kind cpu"), std::string::npos) << gpus.err;
+    const Result preset = runGraphopt("place " + kNeurips + common + " --devices cpu+gpu");
     ASSERT_EQ(preset.status, 0) << preset.err;
-    EXPECT_EQ(parse(preset.out)["devices"], "2xgpu-pcie");
+    const auto p = parse(preset.out);
+    EXPECT_EQ(p["devices"], "cpu+gpu");
+    EXPECT_EQ(p["placement"]["lookup"], "cpu");
 }
 
 TEST(WorkloadCli, ExportWritesThePlacementAndTheNeuripsSplit) {

@@ -299,3 +299,36 @@ TEST(Constraints, GivenTransferTimesReplaceTheLinkModel) {
 
 }  // namespace
 }  // namespace graphopt
+
+namespace graphopt {
+namespace {
+
+TEST(ModelDevices, ARunWithoutDevicesUsesTheSetupTheGraphBrings) {
+    Workload w = smallWorkload();
+    w.g.metadata[DeviceModel::kGraphDevicesKey] = w.m.toJson().dump();
+    for (const char* devices : {"", DeviceModel::kFromModel}) {
+        RunSpec spec;
+        spec.engine = "single";
+        spec.objective = "throughput";
+        spec.devices = devices;
+        const PlacementResult r = PlacementRun(w.g, spec).run(ProgressCallback{}, nullptr);
+        EXPECT_EQ(r.deviceNames, (std::vector<std::string>{"acc0", "acc1", "cpu0"})) << devices;
+    }
+    // Named devices win over the graph's own.
+    RunSpec named;
+    named.engine = "single";
+    named.devices = "4xgpu-nvlink";
+    Workload plain = smallWorkload();
+    plain.g.metadata[DeviceModel::kGraphDevicesKey] = w.m.toJson().dump();
+    for (auto& n : plain.g.mutableNodes()) n.allowedKinds.clear();
+    EXPECT_EQ(PlacementRun(plain.g, named).run(ProgressCallback{}, nullptr).deviceNames.size(), 4u);
+    // from-model on a graph without a setup is refused, saying so.
+    Workload none = smallWorkload();
+    RunSpec own;
+    own.engine = "single";
+    own.devices = DeviceModel::kFromModel;
+    EXPECT_THROW(PlacementRun(none.g, own), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace graphopt

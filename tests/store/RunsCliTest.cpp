@@ -95,6 +95,36 @@ TEST_F(RunsCli, CompareAlignsCurvesByEvaluations) {
     EXPECT_EQ(j["runs"][1]["result"]["cost"], 2.5);
 }
 
+// A run over a device's memory has a penalised cost, not a score: compare ranks it last, prints
+// why it is infeasible instead of the number, and marks it best nowhere, however low its number.
+TEST_F(RunsCli, CompareRanksAnInfeasibleRunLastAndPrintsItAsInfeasible) {
+    int64_t over = 0;
+    {
+        RunStore store(db);
+        const int64_t g = store.addGraph(sampleGraph("resnet18"));
+        over = store.beginRun(sampleSpec("brkga", 9), g);
+        store.setResult(over, {0.1,
+                               {{"runtime_s", 0.1},
+                                {"feasible", false},
+                                {"over_limit_bytes", {{"gpu0", 0}, {"gpu1", int64_t(3) << 30}}}},
+                               {{"a", 0}},
+                               {"a"}});
+        store.endRun(over, RunStatus::Finished);
+    }
+    auto r = runs({"compare", "1", std::to_string(over), "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["ranking"], (nlohmann::json{1, over}));
+    EXPECT_FALSE(j["runs"][1]["feasible"].get<bool>());
+    EXPECT_TRUE(j["runs"][0]["feasible"].get<bool>());
+    for (const auto& f : j["figures"])
+        if (f["name"] == "best cost") EXPECT_EQ(f["best_run"], 1) << f.dump();
+    r = runs({"compare", "1", std::to_string(over)});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("infeasible (gpu1 over by"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("2 (infeasible)"), std::string::npos) << r.out;
+}
+
 TEST_F(RunsCli, CompareKeepsLongNamesAndValuesApart) {
     {
         RunStore store(db);

@@ -62,6 +62,7 @@ DeviceModel DeviceModel::preset(const std::string& name) {
         // A server CPU: ~1 TFLOP/s fp32, 64 GiB DDR4 at ~100 GB/s; given costs (measured on a
         // GPU-like reference) run 15x slower there.
         DeviceSpec cpu{"cpu", 1e12, 2e-6, int64_t(64) << 30, 100e9, 1.0 / 15};
+        cpu.kind = "cpu";  // a workload's CPU-only nodes may run here
         return DeviceModel(name, {cpu, gpu("gpu")}, LinkSpec{10e-6, 12e9});
     }
     // V100 SXM2 16 GB: 15.7 TFLOP/s fp32, 900 GB/s HBM2. NVLink 2 is 300 GB/s per GPU in total

@@ -73,6 +73,9 @@ public:
     // carries it as device JSON in Graph::metadata[kGraphDevicesKey]; nullopt when it has none.
     static constexpr const char* kGraphDevicesKey = "device_setup";
     static std::optional<DeviceModel> fromGraph(const Graph& g);
+    // The devices a run names to use the graph's own setup (RunSpec::devices; the GUI's "from the
+    // model" entry).
+    static constexpr const char* kFromModel = "from-model";
     nlohmann::json toJson() const;
 
 private:
