@@ -3,6 +3,10 @@
 // infeasible run, the run panel). Run it under xvfb-run or with QT_QPA_PLATFORM=offscreen. The
 // pipeline result is made by hand (a GPipe forward pass: 4 stages, 8 micro-batches); it checks
 // nothing (tests/ui/PipelineViewsTest.cpp does).
+//   graphopt-pipeline-screenshots OUTDIR MODEL DEVICES ENGINE OBJECTIVE MICRO_BATCHES BUDGET [PREFIX]
+// instead places MODEL for real (a PlacementRun, seed 1) and renders that result's Gantt chart and
+// memory over time as PREFIX-gantt.png and PREFIX-memory.png (the full window waits for the graph's
+// layout first, which big models make slow).
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QTableWidget>
@@ -15,6 +19,8 @@
 #include "RunComparisonView.h"
 #include "RunPanel.h"
 #include "ScheduleView.h"
+#include "graph/Loaders.h"
+#include "placement/PlacementRun.h"
 #include "placement/model/DeviceModel.h"
 #include "store/RunStore.h"
 
@@ -108,13 +114,50 @@ bool save(QWidget& w, const QString& path) {
 
 }  // namespace
 
+// A real placement's views (see the top of the file).
+int realRun(const QString& dir, char** argv, int argc) {
+    const Graph g = loadGraph(argv[2]);
+    RunSpec spec;
+    spec.kind = "placement";
+    spec.devices = argv[3];
+    spec.engine = argv[4];
+    spec.objective = argv[5];
+    spec.params = {{"micro_batches", std::atoi(argv[6])}};
+    spec.budget = std::atoll(argv[7]);
+    spec.seed = 1;
+    const PlacementResult r = PlacementRun(g, spec).run(ProgressCallback{}, nullptr);
+    std::printf("%s on %s: %s, running time %.6g s, throughput %.6g s, %s\n", spec.engine.c_str(),
+                r.devices.c_str(), g.name.c_str(), r.runtimeS, r.throughputS, r.feasibilityText().c_str());
+    const QString prefix = dir + "/" + (argc > 8 ? QString::fromLocal8Bit(argv[8]) : QString("run"));
+    bool ok = true;
+    {
+        ScheduleView gantt;
+        gantt.resize(1500, 10);
+        gantt.show();
+        gantt.setResult(r, &g);
+        gantt.resize(1500, gantt.sizeHint().height() + 30);
+        ok &= save(gantt, prefix + "-gantt.png");
+    }
+    {
+        MemoryChartView memory;
+        memory.resize(1100, 560);
+        memory.show();
+        memory.setResult(r);
+        ok &= save(memory, prefix + "-memory.png");
+    }
+    return ok ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
-    if (argc != 2) {
-        std::fprintf(stderr, "usage: graphopt-pipeline-screenshots OUTDIR\n");
+    if (argc != 2 && argc != 8 && argc != 9) {
+        std::fprintf(stderr,
+                     "usage: graphopt-pipeline-screenshots OUTDIR [MODEL DEVICES ENGINE OBJECTIVE MICRO_BATCHES BUDGET "
+                     "[PREFIX]]\n");
         return 2;
     }
     const QString dir = QString::fromLocal8Bit(argv[1]);
+    if (argc >= 8) return realRun(dir, argv, argc);
     QTemporaryDir scratch;
     qputenv("GRAPHOPT_USER_POLICY_DIR", scratch.filePath("policies").toUtf8());
     bool ok = true;
