@@ -22,7 +22,7 @@ for m in "${models[@]}"; do
         for objective in runtime memory; do
             for engine in $engines; do
                 args=(place "$m" --engine "$engine" --objective "$objective" --devices "$devices" --budget 1500 --seed 2
-                      --threads 2 --no-store --json)
+                      --threads "${THREADS:-2}" --no-store --json)
                 "$old" "${args[@]}" > "$work/old.json" 2> "$work/old.err" || true
                 "$new" "${args[@]}" > "$work/new.json" 2> "$work/new.err" || true
                 runs=$((runs + 1))
