@@ -101,6 +101,13 @@ QWidget* makeEditor(const ParamSpec& p, QWidget* parent) {
             }
             break;
         }
+        case ParamSpec::Type::List: {
+            auto* e = new QLineEdit(parent);
+            e->setClearButtonEnabled(true);
+            e->setPlaceholderText(QObject::tr("none (names, comma-separated)"));
+            w = e;
+            break;
+        }
         case ParamSpec::Type::Object: return nullptr;
     }
     w->setObjectName("param:" + QString::fromStdString(p.name));
@@ -119,11 +126,16 @@ nlohmann::json valueOf(const ParamSpec& p, QWidget* w) {
         const QVariant path = c->currentData();
         return (path.isValid() && c->itemText(c->currentIndex()) == c->currentText() ? path.toString() : t).toStdString();
     }
+    if (auto* e = qobject_cast<QLineEdit*>(w); e && p.type == ParamSpec::Type::List) {
+        nlohmann::json names = nlohmann::json::array();
+        for (const QString& name : e->text().split(',', Qt::SkipEmptyParts))
+            if (!name.trimmed().isEmpty()) names.push_back(name.trimmed().toStdString());
+        return names;
+    }
     if (auto* e = qobject_cast<QLineEdit*>(w)) {
         const QString t = e->text().trimmed();
         return t.isEmpty() ? nlohmann::json() : nlohmann::json(t.toStdString());
     }
-    (void)p;
     return nullptr;
 }
 
@@ -133,6 +145,12 @@ void setValue(QWidget* w, const nlohmann::json& v) {
     if (auto* c = qobject_cast<QCheckBox*>(w); c && v.is_boolean()) c->setChecked(v.get<bool>());
     if (auto* c = qobject_cast<QComboBox*>(w); c && v.is_string()) c->setCurrentText(QString::fromStdString(v.get<std::string>()));
     if (auto* e = qobject_cast<QLineEdit*>(w); e && v.is_string()) e->setText(QString::fromStdString(v.get<std::string>()));
+    if (auto* e = qobject_cast<QLineEdit*>(w); e && v.is_array()) {
+        QStringList names;
+        for (const auto& x : v)
+            if (x.is_string()) names << QString::fromStdString(x.get<std::string>());
+        e->setText(names.join(", "));
+    }
 }
 
 }  // namespace

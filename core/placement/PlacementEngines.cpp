@@ -1,10 +1,12 @@
 #include "placement/PlacementEngines.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <mutex>
 #include <stdexcept>
 
+#include "placement/partitioners/Partitioners.h"
 #include "placement/search/WorkerPool.h"
 
 namespace graphopt {
@@ -25,7 +27,7 @@ struct Registry {
 std::vector<Entry> builtinEngines() {
     const auto evals = ParamSpec::number("max_evaluations", 2e6, 1, 1e12,
                                          "refuse graphs whose placements and orders outnumber this");
-    return {
+    std::vector<Entry> engines = {
         {{"brkga", "Biased random-key genetic algorithm over the schedule simulator (REGAL's search, uniform keys)",
           brkgaParams(), /*steps=*/true},
          [](const SearchContext& c) { return brkgaEngine(c); }},
@@ -35,10 +37,23 @@ std::vector<Entry> builtinEngines() {
         {{"dfs", "XLA-style depth-first post-order on one device", {}}, xlaDfsEngine},
         {{"postorder", "Plain post-order on one device", {}}, xlaPostOrderEngine},
         {{"xla-best", "Best of the three XLA-style memory schedulers on each device", {}}, xlaBestEngine},
-        {{"heft", "HEFT: earliest-finish-time list scheduling over all devices (running time)", {}}, heftEngine},
+        {{"heft", "HEFT: earliest-finish-time list scheduling over all devices (running time)",
+          {ParamSpec::boolean("memory_aware", false,
+                              "place an op only on a device with room for it (weights once per device, resident "
+                              "bytes and outputs held to the end, as m-etf counts)")}},
+         heftEngine},
         {{"single", "Everything on one device, in topological order; the best device is kept", {}}, singleDeviceEngine},
         {{"exhaustive", "Every placement and order: the true optimum, for tiny graphs only", {evals}}, exhaustiveEngine},
     };
+    const std::map<std::string, PlacementEngine> partitioners = {
+        {"dp-contiguous", dpContiguousEngine}, {"pipedream", pipeDreamEngine}, {"m-topo", mTopoEngine},
+        {"m-etf", mEtfEngine},                 {"greedy-latency", greedyLatencyEngine},
+    };
+    for (auto& d : partitionerDescriptions()) {
+        PlacementEngine e = partitioners.at(d.name);
+        engines.push_back({std::move(d), std::move(e)});
+    }
+    return engines;
 }
 
 Registry& registry() {
@@ -84,6 +99,9 @@ const std::vector<ParamSpec>& brkgaParams() {
         ParamSpec::boolean("seed_heuristics", false,
                            "start the population with the solutions of heft, xla-best and single (their "
                            "evaluations count in the budget): the result is never worse than theirs"),
+        ParamSpec::list("seed_engines",
+                        "engines whose solutions start the population too, e.g. [\"dp-contiguous\", \"m-etf\"] "
+                        "(after seed_heuristics' three; their evaluations count in the budget)"),
     };
     return p;
 }
@@ -132,14 +150,26 @@ SearchOutcome brkgaEngine(const SearchContext& ctx, const KeyBias& bias) {
     BrkgaSearch search(ctx.keyCount(), bp, bias);
     int64_t heuristicEvaluations = 0;
     nlohmann::json seeded = nlohmann::json::array();
-    if (ctx.params.value("seed_heuristics", false)) {
-        // The heuristics run quietly (no progress, no steps) on the same problem.
+    std::vector<std::string> seedNames;
+    if (ctx.params.value("seed_heuristics", false)) seedNames = {"heft", "xla-best", "single"};
+    if (auto it = ctx.params.find("seed_engines"); it != ctx.params.end() && it->is_array())
+        for (const auto& name : *it) {
+            const std::string s = name.get<std::string>();
+            if (s == "brkga" || s == "regal")
+                throw std::invalid_argument("seed_engines: '" + s + "' searches itself; give heuristics and partitioners");
+            findPlacementEngine(s);  // refuses an unknown name, listing the known ones
+            if (std::find(seedNames.begin(), seedNames.end(), s) == seedNames.end()) seedNames.push_back(s);
+        }
+    if (!seedNames.empty()) {
+        // The seeds' engines run quietly (no progress, no steps) on the same problem, with their
+        // default parameters.
         SearchContext quiet = ctx;
         quiet.progress = {};
         quiet.step = {};
+        quiet.params = nlohmann::json::object();
         std::vector<std::vector<double>> seeds;
-        for (const char* name : {"heft", "xla-best", "single"}) {
-            if (heuristicEvaluations >= ctx.budget) break;
+        for (const std::string& name : seedNames) {
+            if (heuristicEvaluations >= ctx.budget || ctx.cancelled()) break;
             SearchOutcome h = findPlacementEngine(name)(quiet);
             heuristicEvaluations += h.evaluations;
             seeds.push_back(std::move(h.keys));

@@ -41,6 +41,10 @@ ParamSpec ParamSpec::object(std::string name, std::string help) {
     return {std::move(name), Type::Object, nullptr, 0, 0, std::move(help)};
 }
 
+ParamSpec ParamSpec::list(std::string name, std::string help) {
+    return {std::move(name), Type::List, nlohmann::json::array(), 0, 0, std::move(help)};
+}
+
 const char* paramTypeName(ParamSpec::Type t) {
     switch (t) {
         case ParamSpec::Type::Integer: return "integer";
@@ -48,6 +52,7 @@ const char* paramTypeName(ParamSpec::Type t) {
         case ParamSpec::Type::Boolean: return "boolean";
         case ParamSpec::Type::String: return "string";
         case ParamSpec::Type::Object: return "object";
+        case ParamSpec::Type::List: return "list of names";
     }
     return "value";
 }
@@ -130,6 +135,10 @@ void checkParams(const std::string& owner, const std::vector<ParamSpec>& specs, 
                 break;
             case ParamSpec::Type::Object:
                 if (!v.is_object()) refuse();
+                break;
+            case ParamSpec::Type::List:
+                if (!v.is_array() || std::any_of(v.begin(), v.end(), [](const nlohmann::json& x) { return !x.is_string(); }))
+                    refuse();
                 break;
         }
     }

@@ -12,7 +12,7 @@
 namespace graphopt {
 
 struct ParamSpec {
-    enum class Type { Integer, Number, Boolean, String, Object };
+    enum class Type { Integer, Number, Boolean, String, Object, List };  // List: of names (strings)
     std::string name;  // the JSON key, e.g. "population"
     Type type = Type::Number;
     nlohmann::json defaultValue;  // null: none (the parameter is optional, e.g. a file)
@@ -26,6 +26,7 @@ struct ParamSpec {
     static ParamSpec string(std::string name, std::string def, std::string help);  // def "" = none
     static ParamSpec choice(std::string name, std::string def, std::vector<std::string> choices, std::string help);
     static ParamSpec object(std::string name, std::string help);
+    static ParamSpec list(std::string name, std::string help);  // default: the empty list
 
     // What a value may be: "integer in [2, 1000000]", "number in [0, 1]", "one of greedy|sample",
     // "boolean", ... (help texts, tooltips and refusals share it).

@@ -3,8 +3,14 @@
 // successors, mean transfer time averaged over the ordered links. Ops are taken in decreasing rank
 // (among those whose predecessors are placed, so ties and zero costs stay topological) and each goes
 // to the device where it would finish earliest, appended after that device's last op (no insertion
-// into idle gaps). The estimate ignores link contention and memory; the reported cost is the
-// simulator's decoding of HEFT's placement with rank order as priorities (one evaluation).
+// into idle gaps). The estimate ignores link contention; the reported cost is the simulator's
+// decoding of HEFT's placement with rank order as priorities (one evaluation).
+//
+// Memory: plain HEFT ignores it. With memory_aware, an op goes only to a device that still has
+// room for it, counted as Baechi's m-ETF does (partitioners/BaechiPlacers.cpp): its weights once
+// per device, its resident bytes and its outputs held to the end; when no device has room, it
+// goes where it finishes earliest anyway (info.estimate_fits false; info.fits is the simulator's
+// verdict).
 #include <algorithm>
 #include <limits>
 
@@ -57,6 +63,22 @@ SearchOutcome heftEngine(const SearchContext& ctx) {
         rank[v] = w / d + best;
     }
 
+    // Memory per device, for memory_aware.
+    const bool memoryAware = ctx.params.value("memory_aware", false);
+    std::vector<std::vector<int>> weightsOf(n);
+    if (p.options.countWeights)
+        for (size_t w = 0; w < p.weightBytes.size(); ++w)
+            for (int j = p.weightStart[w]; j < p.weightStart[w + 1]; ++j) weightsOf[p.weightNodes[j]].push_back(int(w));
+    std::vector<int64_t> used(d, 0);
+    std::vector<uint8_t> weightOn(p.weightBytes.size() * size_t(d), 0);
+    auto needs = [&](int v, int k) {
+        int64_t b = p.residentBytes[v] + p.outBytes[v];
+        for (int w : weightsOf[v])
+            if (!weightOn[size_t(w) * d + k]) b += p.weightBytes[w];
+        return b;
+    };
+    bool fits = true;
+
     // Schedule: ready ops in decreasing rank, each to its earliest-finish device.
     std::vector<int> placement(n, 0), order, waiting(n);
     std::vector<double> finish(n, 0), deviceFree(d, 0);
@@ -72,18 +94,26 @@ SearchOutcome heftEngine(const SearchContext& ctx) {
         const int v = *it;
         *it = ready.back();
         ready.pop_back();
-        int bestK = 0;
+        int bestK = -1;
         double bestFinish = std::numeric_limits<double>::infinity();
-        for (int k = 0; k < d; ++k) {
-            double dataReady = 0;
-            for (auto& [u, b] : inEdges[v]) {
-                double arrive = finish[u];
-                if (placement[u] != k && b >= 0)
-                    arrive += p.linkLatency[placement[u] * d + k] + double(b) * p.linkInvBandwidth[placement[u] * d + k];
-                dataReady = std::max(dataReady, arrive);
+        for (int pass = memoryAware ? 0 : 1; pass < 2 && bestK < 0; ++pass) {  // pass 0: where it fits
+            for (int k = 0; k < d; ++k) {
+                if (!p.allowed(v, k) || (pass == 0 && used[k] + needs(v, k) > p.capacity[k])) continue;
+                double dataReady = 0;
+                for (auto& [u, b] : inEdges[v]) {
+                    double arrive = finish[u];
+                    if (placement[u] != k && b >= 0)
+                        arrive += p.linkLatency[placement[u] * d + k] + double(b) * p.linkInvBandwidth[placement[u] * d + k];
+                    dataReady = std::max(dataReady, arrive);
+                }
+                const double f = std::max(dataReady, deviceFree[k]) + p.opCost[size_t(v) * d + k];
+                if (f < bestFinish) bestFinish = f, bestK = k;
             }
-            const double f = std::max(dataReady, deviceFree[k]) + p.opCost[size_t(v) * d + k];
-            if (f < bestFinish) bestFinish = f, bestK = k;
+        }
+        if (memoryAware) {
+            if (used[bestK] + needs(v, bestK) > p.capacity[bestK]) fits = false;
+            used[bestK] += needs(v, bestK);
+            for (int w : weightsOf[v]) weightOn[size_t(w) * d + bestK] = 1;
         }
         placement[v] = bestK;
         finish[v] = bestFinish;
@@ -95,9 +125,11 @@ SearchOutcome heftEngine(const SearchContext& ctx) {
     SearchOutcome out;
     out.keys = keysFromPlacementOrder(d, placement, order);
     auto sim = ctx.makeSimulator();
-    const double c = sim->evaluate(out.keys).cost;
+    const ScheduleCosts costs = sim->evaluate(out.keys);
+    const double c = costs.cost;
     out.evaluations = 1;
     out.info["heft_estimate_s"] = n ? *std::max_element(finish.begin(), finish.end()) : 0.0;
+    if (memoryAware) out.info["estimate_fits"] = fits, out.info["fits"] = costs.feasible;
     ctx.report(1, 1, c);
     return out;
 }
