@@ -18,9 +18,10 @@ export LSAN_OPTIONS="suppressions=$root/tools/lsan.supp:print_suppressions=0${LS
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 
 start=$(date +%s)
-# -O1: sanitized code at -O2 takes longer to build and runs hardly faster. No benchmarks.
+# -O1: sanitized code at -O2 takes longer to build and runs hardly faster; -g1 (line tables) keeps
+# file:line in the reports at half the compile time of -g. No benchmarks.
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g" \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1" \
   "-DCMAKE_CXX_FLAGS=$sanitize" "-DCMAKE_C_FLAGS=$sanitize" \
   "-DCMAKE_EXE_LINKER_FLAGS=$sanitize" "-DCMAKE_SHARED_LINKER_FLAGS=$sanitize" \
   -DGRAPHOPT_BUILD_BENCH=OFF >/dev/null

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Configures and builds GraphOpt Studio into ${BUILD_DIR:-build} (Release with debug info).
+# Configures and builds GraphOpt Studio into ${BUILD_DIR:-build} (optimized, with line tables: -g1
+# keeps file:line in backtraces and profiles at half the compile time of full -g, which matters on
+# two cores; pass -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g -DNDEBUG" for a debugger's full view).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
 JOBS=${JOBS:-$(nproc)}
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "$@" >/dev/null
 ninja -C "$BUILD_DIR" -j "$JOBS"

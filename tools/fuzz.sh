@@ -50,7 +50,7 @@ ciRuns() {
 
 start=$(date +%s)
 cmake -S . -B "$build" -G Ninja -DGRAPHOPT_BUILD_FUZZERS=ON -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g" >/dev/null
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1" >/dev/null
 ninja -C "$build" -j "${FUZZ_JOBS:-2}" $(printf 'fuzz/fuzz_%s ' "${targets[@]}")
 echo "fuzz: built in $(($(date +%s) - start)) s; work directory $work"
 
