@@ -34,6 +34,7 @@
 #include "placement/model/ScheduleDetail.h"
 #include "placement/model/ScheduleProblem.h"
 #include "placement/model/ScheduleSimulator.h"
+#include "placement/partitioners/Partitioners.h"
 #include "tuning/Task.h"
 #include "tuning/Tuner.h"
 #if GRAPHOPT_FUZZ_WITH_TORCH
@@ -118,6 +119,51 @@ inline void simulate(const Graph& g, const DeviceModel& devices) {
     }
 }
 
+// The partitioners on a workload, with their own devices, for throughput: each returns a full
+// placement, and dp-contiguous's max-load (its block model) is the simulator's for it (the
+// workloads give every transfer time, so the two must agree). Few ideals, no time limit: the same
+// input takes the same path on every machine.
+inline void partition(const Graph& g, const DeviceModel& devices) {
+    if (g.nodeCount() == 0 || g.nodeCount() > 400) return;
+    ScheduleOptions options;
+    options.objective = PlacementObjective::Throughput;
+    std::shared_ptr<const ScheduleProblem> problem;
+    try {
+        problem = std::make_shared<const ScheduleProblem>(g, devices, options);
+    } catch (const std::invalid_argument&) {
+        return;  // documented refusal
+    }
+    using Engine = SearchOutcome (*)(const SearchContext&);
+    const std::pair<const char*, Engine> engines[] = {{"dp-contiguous", dpContiguousEngine},
+                                                      {"pipedream", pipeDreamEngine},
+                                                      {"m-topo", mTopoEngine},
+                                                      {"m-etf", mEtfEngine},
+                                                      {"greedy-latency", greedyLatencyEngine}};
+    ScheduleSimulator sim(problem);
+    for (const auto& [name, engine] : engines) {
+        SearchContext ctx{g, devices, problem};
+        ctx.budget = 10;
+        ctx.params = {{"max_ideals", 300}, {"time_limit_s", 86400}};
+        if (std::string(name) != "dp-contiguous") ctx.params = nlohmann::json::object();
+        const SearchOutcome out = engine(ctx);
+        if (out.keys.size() != sim.keyCount()) throw Finding(std::string(name) + " returned keys of the wrong size");
+        const int d = problem->d;
+        std::vector<int> placement(problem->n);
+        for (int v = 0; v < problem->n; ++v) {
+            const double* k = out.keys.data() + size_t(v) * (d + 1);
+            placement[v] = int(std::max_element(k, k + d) - k);
+        }
+        const ScheduleCosts c = sim.evaluate(out.keys);
+        if (std::isnan(c.cost)) throw Finding(std::string(name) + ": a NaN cost");
+        if (out.info.contains("max_load_s")) {
+            const double dp = out.info["max_load_s"].get<double>(), load = sim.maxLoad(placement);
+            if (std::abs(dp - load) > 1e-9 * std::max(1.0, load))
+                throw Finding(std::string(name) + "'s max-load " + std::to_string(dp) + " is not the simulator's " +
+                              std::to_string(load));
+        }
+    }
+}
+
 // What the program does with a graph a loader accepted.
 inline void exerciseGraph(const Graph& g, const std::string& scratch) {
     if (g.activationBytes() < 0 || g.weightBytes() < 0 || g.inputBytes() < 0) throw Finding("a negative byte total");
@@ -195,11 +241,16 @@ inline void checkNeurips(const std::string& path) {
     if (!own) throw Finding("a loaded NeurIPS workload has no device setup");
     exerciseGraph(*g, scratchPath());
     simulate(*g, *own);
+    partition(*g, *own);
 }
 // A PipeDream profile, read for inference and for training (the same lines, other costs).
 inline void checkPipeDream(const std::string& path) {
     checkGraphLoader(path, [](const std::string& p) { return loadPipeDreamProfile(p, false); });
     checkGraphLoader(path, [](const std::string& p) { return loadPipeDreamProfile(p, true); });
+    try {
+        partition(loadPipeDreamProfile(path, true), DeviceModel::preset("4xgpu-nvlink"));
+    } catch (const GraphError&) {
+    }
 }
 
 // Device model files (`--devices FILE`): std::invalid_argument is the refusal. An accepted model's

@@ -182,6 +182,10 @@ int cmdPlace(const ArgList& argv) {
         std::cout << "cost:         infeasible\n";
     std::cout << "evaluations:  " << r.evaluations << "\n";
     std::cout << "wall time:    " << humanSeconds(r.wallS) << (r.cancelled ? " (cancelled)" : "") << "\n";
+    // What an engine says about its own result (a partitioner that fell back to one order, a
+    // split that ignores memory because none fits).
+    if (r.engineInfo.contains("note") && r.engineInfo["note"].is_string())
+        std::cout << "note:         " << r.engineInfo["note"].get<std::string>() << "\n";
     if (!exportPath.empty()) std::cout << "exported:     " << exportPath << "\n";
     if (recorded.runId())
         std::cout << "recorded:     run " << *recorded.runId() << " in " << recorded.databasePath() << "\n";

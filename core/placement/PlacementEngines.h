@@ -11,6 +11,7 @@
 
 #include "placement/search/BrkgaSearch.h"
 #include "placement/search/SearchContext.h"
+#include "placement/search/SearchEngines.h"
 #include "run/ParamSpec.h"
 
 namespace graphopt {
@@ -38,14 +39,11 @@ SearchOutcome brkgaEngine(const SearchContext& ctx, const KeyBias& bias = {});
 
 // Baselines (each file says what it does and what it leaves out).
 SearchOutcome singleDeviceEngine(const SearchContext& ctx);   // SingleDeviceBaseline.cpp
-SearchOutcome randomSearchEngine(const SearchContext& ctx);   // RandomSearch.cpp
-SearchOutcome localSearchEngine(const SearchContext& ctx);    // LocalSearch.cpp
 SearchOutcome xlaListEngine(const SearchContext& ctx);        // MemorySchedulers.cpp
 SearchOutcome xlaDfsEngine(const SearchContext& ctx);
 SearchOutcome xlaPostOrderEngine(const SearchContext& ctx);
 SearchOutcome xlaBestEngine(const SearchContext& ctx);
 SearchOutcome heftEngine(const SearchContext& ctx);           // HeftScheduler.cpp
-SearchOutcome exhaustiveEngine(const SearchContext& ctx);     // ExhaustiveSearch.cpp
 
 // Runs `order` on each device in turn (all nodes on one device) and keeps the best: one
 // evaluation per device. Shared by the single-device baselines.

@@ -40,7 +40,7 @@ std::string statusText(LatticeStatus s, int64_t maxIdeals, double limitS) {
 SearchOutcome dpContiguousEngine(const SearchContext& ctx) {
     const ScheduleProblem& p = *ctx.problem;
     const int64_t maxIdeals = ctx.params.value("max_ideals", int64_t(100000));
-    const double limitS = ctx.params.value("time_limit_s", 60.0);
+    const double limitS = ctx.params.value("time_limit_s", 20.0);
     const double headroom = ctx.params.value("memory_headroom", 0.0);
     const auto deadline = std::chrono::steady_clock::now() +
                           std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(limitS));

@@ -23,7 +23,7 @@ std::vector<EngineDescription> partitionerDescriptions() {
          "(Tarnawski et al., NeurIPS 2020)",
          {ParamSpec::integer("max_ideals", 100000, 1, 100'000'000,
                              "stop enumerating ideals beyond this many and split one topological order instead"),
-          ParamSpec::number("time_limit_s", 60, 0.01, 86400,
+          ParamSpec::number("time_limit_s", 20, 0.01, 86400,
                             "stop the exact program after this long and split one topological order instead"),
           headroom}},
         {"pipedream",

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "placement/PlacementEngines.h"
+#include "placement/search/SearchEngines.h"
 
 namespace graphopt {
 

@@ -4,7 +4,7 @@
 // the cost does not get worse (sideways moves are accepted so plateaus can be crossed). No restarts,
 // no tabu list: the point is to show what a simple neighbourhood search gets for the same budget.
 // Sequential by nature: one thread whatever --threads says.
-#include "placement/PlacementEngines.h"
+#include "placement/search/SearchEngines.h"
 
 #include "run/Rng.h"
 

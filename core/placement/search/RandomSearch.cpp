@@ -2,7 +2,7 @@
 // best kept. It is what BRKGA's initial population does, continued for the whole budget: the floor
 // any search must beat at equal budget. Decoded in batches of 100 on the worker pool; draw i uses
 // its own stream (seed, i), so the answer does not depend on the thread count.
-#include "placement/PlacementEngines.h"
+#include "placement/search/SearchEngines.h"
 
 #include <algorithm>
 #include <limits>
