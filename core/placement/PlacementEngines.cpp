@@ -40,7 +40,7 @@ std::vector<Entry> builtinEngines() {
         {{"heft", "HEFT: earliest-finish-time list scheduling over all devices (running time)",
           {ParamSpec::boolean("memory_aware", false,
                               "place an op only on a device with room for it (weights once per device, resident "
-                              "bytes and outputs held to the end, as m-etf counts)")}},
+                              "bytes and outputs held to the end; m-etf also counts received copies)")}},
          heftEngine},
         {{"single", "Everything on one device, in topological order; the best device is kept", {}}, singleDeviceEngine},
         {{"exhaustive", "Every placement and order: the true optimum, for tiny graphs only", {evals}}, exhaustiveEngine},

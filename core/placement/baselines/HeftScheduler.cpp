@@ -7,8 +7,9 @@
 // decoding of HEFT's placement with rank order as priorities (one evaluation).
 //
 // Memory: plain HEFT ignores it. With memory_aware, an op goes only to a device that still has
-// room for it, counted as Baechi's m-ETF does (partitioners/BaechiPlacers.cpp): its weights once
-// per device, its resident bytes and its outputs held to the end; when no device has room, it
+// room for it, counted per op: its weights once per device, its resident bytes and its outputs
+// held to the end (m-etf, partitioners/BaechiPlacers.cpp, counts the same per unit and also the
+// copies a device receives and the graph inputs it reads); when no device has room, it
 // goes where it finishes earliest anyway (info.estimate_fits false; info.fits is the simulator's
 // verdict).
 #include <algorithm>
