@@ -17,14 +17,13 @@ void set(void* obj, const char* name, const std::string& value) {
     agsafeset(obj, const_cast<char*>(name), const_cast<char*>(value.c_str()), const_cast<char*>(""));
 }
 
-// Node box size from its label lengths (DejaVu Sans ~0.55 em per character at 10 pt).
-void nodeSize(const Node& n, double& widthIn, double& heightIn) {
-    const size_t chars = std::max<size_t>(std::min<size_t>(n.name.size(), 28), n.op.size());
-    widthIn = std::max(1.0, 0.08 * static_cast<double>(chars) + 0.3);
-    heightIn = 0.55;
-}
-
 }  // namespace
+
+// Box size from the label lengths (DejaVu Sans ~0.55 em per character at 10 pt).
+std::pair<double, double> nodeBoxSize(const Node& n) {
+    const size_t chars = std::max<size_t>(std::min<size_t>(n.name.size(), 28), n.op.size());
+    return {72.0 * std::max(1.0, 0.08 * static_cast<double>(chars) + 0.3), 72.0 * 0.55};
+}
 
 LayoutOptions::Quality effectiveQuality(const Graph& g, LayoutOptions::Quality requested) {
     if (requested != LayoutOptions::Quality::Auto) return requested;
@@ -79,8 +78,8 @@ GraphLayout layoutGraph(const Graph& g, const LayoutOptions& options) {
         // Node names in Graphviz are our ids: the real names may repeat after escaping or be huge.
         const std::string id = std::to_string(v);
         Agnode_t* an = agnode(h.graph, const_cast<char*>(id.c_str()), 1);
-        double w, hgt;
-        nodeSize(g.nodes()[v], w, hgt);
+        const auto [wPt, hPt] = nodeBoxSize(g.nodes()[v]);
+        const double w = wPt / 72.0, hgt = hPt / 72.0;
         set(an, "shape", "box");
         set(an, "fixedsize", "true");
         set(an, "label", "");

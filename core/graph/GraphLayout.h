@@ -49,6 +49,9 @@ struct GraphLayout {
     static GraphLayout fromJson(const nlohmann::json& j);  // throws std::runtime_error on bad input
 };
 
+// A node's box, points (width, height): wide enough for its op and up to 28 characters of its name.
+std::pair<double, double> nodeBoxSize(const Node& n);
+
 // The effective quality for a graph of this size when options say Auto.
 LayoutOptions::Quality effectiveQuality(const Graph& g, LayoutOptions::Quality requested);
 
