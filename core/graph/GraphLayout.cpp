@@ -2,11 +2,13 @@
 
 #include <graphviz/gvc.h>
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 
 #include "graph/GraphvizLock.h"
+#include "graph/LayeredLayout.h"
 
 namespace graphopt {
 
@@ -70,7 +72,6 @@ GraphLayout layoutGraph(const Graph& g, const LayoutOptions& options) {
         set(h.graph, "splines", "false");
         settings += " splines=false";
     }
-    out.settings = settings;
 
     const int n = static_cast<int>(g.nodeCount());
     std::vector<Agnode_t*> gvNodes(n);
@@ -87,13 +88,21 @@ GraphLayout layoutGraph(const Graph& g, const LayoutOptions& options) {
         set(an, "height", std::to_string(hgt));
         gvNodes[v] = an;
     }
+    // The edges the fast layout draws as stubs (a value read by many nodes far below) are left out
+    // of dot's graph and drawn as stubs too: they are what makes dense graphs slow to lay out
+    // (DenseNet-121: 909 edges, half of them stubs) and unreadable once laid out.
+    const LayeredInput input = nodeGraphInput(g);
+    const std::vector<char> stub = stubbedEdges(input);
     std::vector<std::pair<int, int>> edgeEnds;
-    std::vector<Agedge_t*> gvEdges;
-    for (int v = 0; v < n; ++v)
-        for (int w : g.successors(v)) {
-            edgeEnds.emplace_back(v, w);
-            gvEdges.push_back(agedge(h.graph, gvNodes[v], gvNodes[w], nullptr, 1));
-        }
+    std::vector<Agedge_t*> gvEdges;  // nullptr for a stub
+    for (size_t e = 0; e < input.edges.size(); ++e) {
+        const auto [v, w] = input.edges[e];
+        edgeEnds.emplace_back(v, w);
+        gvEdges.push_back(stub[e] ? nullptr : agedge(h.graph, gvNodes[v], gvNodes[w], nullptr, 1));
+    }
+    const int stubs = static_cast<int>(std::count(stub.begin(), stub.end(), 1));
+    if (stubs > 0) settings += " (" + std::to_string(stubs) + " edges from widely read values drawn as stubs)";
+    out.settings = settings;
 
     if (gvLayout(h.gvc, h.graph, "dot") != 0) throw std::runtime_error("Graphviz dot layout failed");
     h.laidOut = true;
@@ -110,10 +119,25 @@ GraphLayout layoutGraph(const Graph& g, const LayoutOptions& options) {
         out.nodes[v] = {c.x, c.y, ND_width(gvNodes[v]) * 72.0, ND_height(gvNodes[v]) * 72.0};
     }
     out.edges.reserve(gvEdges.size());
+    const bool sideways = options.direction == LayoutOptions::Direction::LeftToRight;
+    std::vector<int> stubsInto(static_cast<size_t>(n), 0), stubsSeen(static_cast<size_t>(n), 0);
+    for (size_t i = 0; i < gvEdges.size(); ++i)
+        if (!gvEdges[i]) ++stubsInto[edgeEnds[i].second];
     for (size_t i = 0; i < gvEdges.size(); ++i) {
         EdgeRoute r;
         r.src = edgeEnds[i].first;
         r.dst = edgeEnds[i].second;
+        if (!gvEdges[i]) {  // a short segment into the consumer's near side, side by side with its fellows
+            constexpr double kLength = 14, kSpacing = 7;
+            const NodeBox& b = out.nodes[r.dst];
+            const double offset = (stubsSeen[r.dst]++ - (stubsInto[r.dst] - 1) / 2.0) * kSpacing;
+            if (sideways) r.points = {{b.x - b.width / 2 - kLength, b.y + offset}, {b.x - b.width / 2, b.y + offset}};
+            else r.points = {{b.x + offset, b.y - b.height / 2 - kLength}, {b.x + offset, b.y - b.height / 2}};
+            r.bezier = false;
+            r.stub = true;
+            out.edges.push_back(std::move(r));
+            continue;
+        }
         const splines* spl = ED_spl(gvEdges[i]);
         if (spl && spl->size > 0) {
             const bezier& bz = spl->list[0];
@@ -148,6 +172,7 @@ nlohmann::json GraphLayout::toJson() const {
         for (const auto& p : e.points) pts.push_back({p.x, p.y});
         nlohmann::json je = {{"src", e.src}, {"dst", e.dst}, {"points", pts}, {"bezier", e.bezier}};
         if (e.hasArrow) je["arrow"] = {e.arrowTip.x, e.arrowTip.y};
+        if (e.stub) je["stub"] = true;
         es.push_back(std::move(je));
     }
     return j;
@@ -166,6 +191,7 @@ GraphLayout GraphLayout::fromJson(const nlohmann::json& j) {
             e.src = je.at("src").get<int>();
             e.dst = je.at("dst").get<int>();
             e.bezier = je.value("bezier", true);
+            e.stub = je.value("stub", false);
             for (const auto& p : je.at("points")) e.points.push_back({p.at(0).get<double>(), p.at(1).get<double>()});
             if (je.contains("arrow")) {
                 e.hasArrow = true;

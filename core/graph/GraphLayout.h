@@ -38,6 +38,7 @@ struct EdgeRoute {
     bool bezier = true;                 // false: points form a polyline (straight-edge layouts)
     bool hasArrow = false;
     LayoutPoint arrowTip;               // where the arrowhead points to, when hasArrow
+    bool stub = false;                  // drawn as a short stub into dst, not routed from src (LayeredLayout.h)
 };
 
 struct GraphLayout {

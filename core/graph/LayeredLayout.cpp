@@ -58,20 +58,19 @@ void projectRank(const std::vector<double>& want, const std::vector<double>& gap
         for (int k = 0; k < b.count; ++k, ++i) x[i] = b.mean() + offset[i];
 }
 
-}  // namespace
+// Phases 1 and 2, and which edges become stubs: what the layered layout and dot's input share.
+struct Ranked {
+    std::vector<char> reversed;               // per input edge
+    std::vector<std::pair<int, int>> pairs;   // oriented, deduplicated
+    std::vector<int> pairOfEdge;              // per input edge; -1 for a self loop
+    std::vector<std::vector<int>> succ, pred; // over pairs
+    std::vector<int> topo, rank;
+    int ranks = 0;
+    std::vector<char> stubbed;                // per pair
+};
 
-GraphLayout layeredLayout(const LayeredInput& input, const LayeredOptions& options,
-                          const std::function<bool()>& cancelledFn) {
-    const Canceller cancelled{cancelledFn};
-    const bool sideways = options.direction == LayoutOptions::Direction::LeftToRight;
+Ranked rankGraph(const LayeredInput& input, const LayeredOptions& options) {
     const int n = static_cast<int>(input.sizes.size());
-    // Lay out top to bottom; a left-to-right layout is the same with the axes swapped.
-    std::vector<double> width(static_cast<size_t>(n)), height(static_cast<size_t>(n));
-    for (int v = 0; v < n; ++v) {
-        width[v] = sideways ? input.sizes[v].second : input.sizes[v].first;
-        height[v] = sideways ? input.sizes[v].first : input.sizes[v].second;
-    }
-
     // --- 1. orientation: reverse DFS back edges ---------------------------------------------------
     std::vector<std::vector<int>> out(static_cast<size_t>(n));  // edge indices by source
     for (size_t e = 0; e < input.edges.size(); ++e) {
@@ -120,7 +119,6 @@ GraphLayout layeredLayout(const LayeredInput& input, const LayeredOptions& optio
             pairOfEdge[e] = static_cast<int>(pairs.size()) - 1;
         }
     }
-    if (cancelled()) return {};
 
     // --- 2. layering ------------------------------------------------------------------------------
     std::vector<std::vector<int>> succ(static_cast<size_t>(n)), pred(static_cast<size_t>(n));
@@ -151,6 +149,60 @@ GraphLayout layeredLayout(const LayeredInput& input, const LayeredOptions& optio
     }
     const int ranks = n == 0 ? 0 : *std::max_element(rank.begin(), rank.end()) + 1;
 
+    // Stubs: long edges out of nodes that feed many others take no part in ordering or positions.
+    std::vector<char> stubbed(pairs.size(), 0);
+    if (options.stubFanOut > 0)
+        for (size_t p = 0; p < pairs.size(); ++p) {
+            const auto [a, b] = pairs[p];
+            stubbed[p] = static_cast<int>(succ[a].size()) >= options.stubFanOut && rank[b] - rank[a] >= options.stubSpan;
+        }
+
+    return {std::move(reversed), std::move(pairs), std::move(pairOfEdge), std::move(succ), std::move(pred),
+            std::move(topo), std::move(rank), ranks, std::move(stubbed)};
+}
+
+}  // namespace
+
+std::vector<char> stubbedEdges(const LayeredInput& input, const LayeredOptions& options) {
+    const Ranked r = rankGraph(input, options);
+    std::vector<char> out(input.edges.size(), 0);
+    for (size_t e = 0; e < input.edges.size(); ++e)
+        if (r.pairOfEdge[e] >= 0) out[e] = r.stubbed[static_cast<size_t>(r.pairOfEdge[e])];
+    return out;
+}
+
+LayeredInput nodeGraphInput(const Graph& g) {
+    LayeredInput in;
+    in.sizes.reserve(g.nodeCount());
+    for (const Node& node : g.nodes()) in.sizes.push_back(nodeBoxSize(node));
+    for (int v = 0; v < static_cast<int>(g.nodeCount()); ++v)
+        for (int w : g.successors(v)) in.edges.emplace_back(v, w);
+    return in;
+}
+
+GraphLayout layeredLayout(const LayeredInput& input, const LayeredOptions& options,
+                          const std::function<bool()>& cancelledFn) {
+    const Canceller cancelled{cancelledFn};
+    const bool sideways = options.direction == LayoutOptions::Direction::LeftToRight;
+    const int n = static_cast<int>(input.sizes.size());
+    // Lay out top to bottom; a left-to-right layout is the same with the axes swapped.
+    std::vector<double> width(static_cast<size_t>(n)), height(static_cast<size_t>(n));
+    for (int v = 0; v < n; ++v) {
+        width[v] = sideways ? input.sizes[v].second : input.sizes[v].first;
+        height[v] = sideways ? input.sizes[v].first : input.sizes[v].second;
+    }
+
+    if (cancelled()) return {};
+    Ranked ranked = rankGraph(input, options);
+    const auto& reversed = ranked.reversed;
+    const auto& pairs = ranked.pairs;
+    const auto& pairOfEdge = ranked.pairOfEdge;
+    const auto& topo = ranked.topo;
+    const auto& rank = ranked.rank;
+    const int ranks = ranked.ranks;
+    const auto& stubbed = ranked.stubbed;
+    if (cancelled()) return {};
+
     // --- 3. dummies ---------------------------------------------------------------------------------
     // Layered nodes: 0..n-1 real, then dummies. `chain[p]` is the pair's path of layered nodes.
     constexpr double kDummyWidth = 6;
@@ -159,6 +211,7 @@ GraphLayout layeredLayout(const LayeredInput& input, const LayeredOptions& optio
     std::vector<std::vector<int>> up(static_cast<size_t>(n)), down(static_cast<size_t>(n));
     std::vector<std::vector<int>> chain(pairs.size());
     for (size_t p = 0; p < pairs.size(); ++p) {
+        if (stubbed[p]) continue;
         const auto [a, b] = pairs[p];
         int prev = a;
         chain[p].push_back(a);
@@ -335,6 +388,12 @@ GraphLayout layeredLayout(const LayeredInput& input, const LayeredOptions& optio
     auto px = [&](int v) { return x[v] - left + kMargin; };
 
     GraphLayout outLayout;
+    constexpr double kStubLength = 14, kStubSpacing = 7;
+    int stubs = 0;
+    std::vector<int> stubsInto(static_cast<size_t>(n), 0), stubIndex(input.edges.size(), 0);
+    for (size_t e = 0; e < input.edges.size(); ++e)
+        if (pairOfEdge[e] >= 0 && stubbed[static_cast<size_t>(pairOfEdge[e])])
+            stubIndex[e] = stubsInto[input.edges[e].second]++;
     outLayout.nodes.resize(static_cast<size_t>(n));
     for (int v = 0; v < n; ++v) outLayout.nodes[v] = {px(v), rankY[rank[v]], width[v], height[v]};
     for (size_t e = 0; e < input.edges.size(); ++e) {
@@ -343,7 +402,20 @@ GraphLayout layeredLayout(const LayeredInput& input, const LayeredOptions& optio
         route.src = input.edges[e].first;
         route.dst = input.edges[e].second;
         route.bezier = false;
-        const auto& path = chain[static_cast<size_t>(pairOfEdge[e])];
+        const size_t p = static_cast<size_t>(pairOfEdge[e]);
+        if (stubbed[p]) {  // a short segment into the consumer (its top, or its bottom when reversed)
+            const int to = input.edges[e].second;
+            const double sign = reversed[e] ? 1.0 : -1.0;
+            const double edgeY = rankY[rank[to]] + sign * height[to] / 2;
+            // Side by side when several stubs enter one box.
+            const double x = px(to) + (stubIndex[e] - (stubsInto[to] - 1) / 2.0) * kStubSpacing;
+            route.points = {{x, edgeY + sign * kStubLength}, {x, edgeY}};
+            route.stub = true;
+            outLayout.edges.push_back(std::move(route));
+            ++stubs;
+            continue;
+        }
+        const auto& path = chain[p];
         for (size_t k = 0; k < path.size(); ++k) {
             const int v = path[k];
             double y = rankY[lrank[v]];
@@ -366,16 +438,12 @@ GraphLayout layeredLayout(const LayeredInput& input, const LayeredOptions& optio
             for (LayoutPoint& p : r.points) std::swap(p.x, p.y);
     }
     outLayout.settings = "fast layered layout: " + std::to_string(ranks) + " ranks, " + std::to_string(total - n) +
-                         " bends, " + std::to_string(best) + " crossings";
+                         " bends, " + std::to_string(stubs) + " stubs, " + std::to_string(best) + " crossings";
     return outLayout;
 }
 
 GraphLayout layoutGraphFast(const Graph& g, const LayoutOptions& options, const std::function<bool()>& cancelled) {
-    LayeredInput in;
-    in.sizes.reserve(g.nodeCount());
-    for (const Node& node : g.nodes()) in.sizes.push_back(nodeBoxSize(node));
-    for (int v = 0; v < static_cast<int>(g.nodeCount()); ++v)
-        for (int w : g.successors(v)) in.edges.emplace_back(v, w);
+    const LayeredInput in = nodeGraphInput(g);
     LayeredOptions lo;
     lo.direction = options.direction;
     return layeredLayout(in, lo, cancelled);

@@ -39,15 +39,28 @@ struct LayeredOptions {
     int positionSweeps = 8;     // x-position passes
     double nodeSep = 18;        // points between boxes in a rank (dot: nodesep 0.25 in)
     double rankSep = 29;        // points between ranks (dot: ranksep 0.4 in)
+    // An edge from a node feeding at least this many others, spanning at least `stubSpan` ranks,
+    // is drawn as a short stub into its consumer instead of a route (0: never). A shared value read
+    // by every layer (a decoder's rotary tables, an attention mask) would otherwise hang a curtain
+    // of parallel lines down the whole drawing; its tooltip still names the producer.
+    int stubFanOut = 8;
+    int stubSpan = 4;
 };
 
 // The layout, or an empty one (no nodes) if `cancelled` returned true between phases. Edge routes
 // are polylines (bezier = false) from the source box's bottom to the destination box's top, in
-// the input's edge order with self loops left out.
+// the input's edge order with self loops left out; a stubbed edge (EdgeRoute::stub) is a short
+// segment ending at its destination's top.
 GraphLayout layeredLayout(const LayeredInput& input, const LayeredOptions& options = {},
                           const std::function<bool()>& cancelled = {});
 
-// The graph's node graph (one edge per producer/consumer pair, as layoutGraph) with dot's box sizes.
+// Which input edges the layout draws as stubs (EdgeRoute::stub); dot gets the same edges left out.
+std::vector<char> stubbedEdges(const LayeredInput& input, const LayeredOptions& options = {});
+
+// The graph's node graph (one edge per producer/consumer pair, in node order) with dot's box sizes.
+LayeredInput nodeGraphInput(const Graph& g);
+
+// The graph's node graph laid out (nodeGraphInput).
 GraphLayout layoutGraphFast(const Graph& g, const LayoutOptions& options = {},
                             const std::function<bool()>& cancelled = {});
 

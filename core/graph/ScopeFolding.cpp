@@ -164,9 +164,9 @@ int ScopeFolding::visibleCount() const {
     return nodes + static_cast<int>(boxes.size());
 }
 
-void ScopeFolding::foldToFit(int maxVisible) {
+void ScopeFolding::foldToFit(int foldAbove, int maxVisible) {
     openAll();
-    if (static_cast<int>(tree_.nodeCount()) <= maxVisible || !tree_.hasScopes()) return;
+    if (static_cast<int>(tree_.nodeCount()) <= foldAbove || !tree_.hasScopes()) return;
     closeAll();
     const auto& scopes = tree_.scopes();
     int maxDepth = 0;
@@ -184,7 +184,7 @@ void ScopeFolding::foldToFit(int maxVisible) {
 }
 
 std::pair<double, double> scopeBoxSize(const Scope& s) {
-    const size_t chars = std::max<size_t>(std::min<size_t>(s.label.size(), 28), 18);
+    const size_t chars = std::max<size_t>(std::min<size_t>(s.label.size(), 28), 26);  // the figures line fits
     return {72.0 * (0.09 * static_cast<double>(chars) + 0.4), 72.0 * 0.8};
 }
 

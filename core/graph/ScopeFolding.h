@@ -81,10 +81,10 @@ public:
     bool isHidden(int node) const;  // inside a folded scope
     bool anyFolded() const;
 
-    // The default for big graphs: if the graph has more than `maxVisible` nodes, scopes open depth
+    // The default for big graphs: if the graph has more than `foldAbove` nodes, scopes open depth
     // by depth, every scope of a depth at once, while the drawing keeps at most `maxVisible` items
     // (so repeated blocks, transformer layers, stay folded together); otherwise everything is open.
-    void foldToFit(int maxVisible);
+    void foldToFit(int foldAbove, int maxVisible);
 
     FoldedView view() const;
     int visibleCount() const;

@@ -73,6 +73,9 @@ TEST(LayeredLayout, BoxesNeverOverlapAndEdgesPointDownOnEveryFamily) {
             for (const EdgeRoute& e : l.edges) {
                 EXPECT_GT(l.nodes[e.dst].y, l.nodes[e.src].y) << e.src << " -> " << e.dst;
                 ASSERT_GE(e.points.size(), 2u);
+                EXPECT_NEAR(e.points.back().y, l.nodes[e.dst].y - l.nodes[e.dst].height / 2, 1e-6);
+                EXPECT_GT(e.points.back().y, e.points.front().y);
+                if (e.stub) continue;  // a short segment into the consumer, from above
                 EXPECT_NEAR(e.points.front().y, l.nodes[e.src].y + l.nodes[e.src].height / 2, 1e-6);
                 EXPECT_NEAR(e.points.back().y, l.nodes[e.dst].y - l.nodes[e.dst].height / 2, 1e-6);
                 for (size_t k = 1; k < e.points.size(); ++k) EXPECT_GT(e.points[k].y, e.points[k - 1].y);
@@ -105,6 +108,29 @@ TEST(LayeredLayout, CyclesAreBrokenAndSelfLoopsDropped) {
     }
     in.edges.push_back({0, 9});
     EXPECT_THROW(layeredLayout(in), std::runtime_error);
+}
+
+TEST(LayeredLayout, AValueReadFarAndWideIsDrawnAsStubs) {
+    // A chain 0..11 and a source 12 read by nodes 2..11: its edges spanning 4 ranks or more are
+    // stubs into their consumers; the short ones are routed.
+    LayeredInput in;
+    for (int i = 0; i < 13; ++i) in.sizes.push_back({60, 30});
+    for (int i = 0; i + 1 < 12; ++i) in.edges.push_back({i, i + 1});
+    for (int i = 2; i < 12; ++i) in.edges.push_back({12, i});
+    const GraphLayout l = layeredLayout(in);
+    int stubs = 0;
+    for (const EdgeRoute& e : l.edges) {
+        if (!e.stub) continue;
+        ++stubs;
+        EXPECT_EQ(e.src, 12);
+        ASSERT_EQ(e.points.size(), 2u);
+        EXPECT_NEAR(e.points.back().y, l.nodes[e.dst].y - l.nodes[e.dst].height / 2, 1e-6);
+        EXPECT_NEAR(e.points.back().y - e.points.front().y, 14, 1e-6);
+    }
+    EXPECT_EQ(stubs, 7);  // the source sits at rank 1, next to node 2: consumers 5..11 are 4 or more ranks away
+    LayeredOptions routed;
+    routed.stubFanOut = 0;
+    for (const EdgeRoute& e : layeredLayout(in, routed).edges) EXPECT_FALSE(e.stub);
 }
 
 TEST(LayeredLayout, CancelledGivesAnEmptyLayout) {
@@ -170,7 +196,7 @@ TEST(ScopeFolding, HandMadeGraphFoldsIntoTheExpectedBoxesAndReopens) {
     EXPECT_FALSE(f.anyFolded());
     EXPECT_EQ(f.view().items.size(), g.nodeCount());
 
-    f.foldToFit(4);  // 8 nodes > 4: depth 1 opens (/enc, /head: 4 items), depth 2 would make 6
+    f.foldToFit(4, 4);  // 8 nodes > 4: depth 1 opens (/enc, /head: 4 items), depth 2 would make 6
     EXPECT_TRUE(f.isOpen(enc));
     EXPECT_FALSE(f.isOpen(l0));
     EXPECT_FALSE(f.isOpen(l1));
@@ -204,11 +230,11 @@ TEST(ScopeFolding, HandMadeGraphFoldsIntoTheExpectedBoxesAndReopens) {
 TEST(ScopeFolding, SmallOrUnscopedGraphsStayOpen) {
     const Graph g = generateGraph({GraphFamily::Layered, 200, 1});
     ScopeFolding f(g);
-    f.foldToFit(50);
+    f.foldToFit(50, 50);
     EXPECT_EQ(f.view().items.size(), g.nodeCount());
     const Graph named = namedGraph({"/a/x", "/a/y", "/b/z"});
     ScopeFolding small(named);
-    small.foldToFit(10);
+    small.foldToFit(10, 10);
     EXPECT_FALSE(small.anyFolded());
 }
 
