@@ -1,12 +1,18 @@
 #include "GraphView.h"
 
 #include <algorithm>
+#include <limits>
+#include <map>
 #include <set>
 
 #include <QFileInfo>
+#include <QCursor>
+#include <QElapsedTimer>
 #include <QLabel>
+#include <QScrollBar>
 
 #include "DeviceColors.h"
+#include "ScopedNames.h"
 #include <QGraphicsItem>
 #include <QGraphicsScene>
 #include <QGraphicsSceneHoverEvent>
@@ -17,6 +23,7 @@
 #include <QSvgGenerator>
 #include <QWheelEvent>
 #include <cmath>
+#include <cstdio>
 
 namespace graphopt::ui {
 
@@ -59,26 +66,63 @@ QString edgeToolTip(const Graph& g, int src, int dst) {
 // every node's and edge's tensors up front was a large part of the time the GUI thread spent
 // building the scene.
 
-// One edge: its route, with the tensors it carries as a tooltip.
+// Below these zoom levels (levelOfDetailFromTransform) text is unreadable and detail is wasted.
+constexpr double kLabelLod = 0.4;  // node labels, rounded corners, antialiasing
+constexpr double kEdgeLod = 0.3;   // edge routes and arrowheads (else a straight segment)
+
+// One edge: its route and arrowhead, with the tensors it carries as a tooltip. Zoomed far out it
+// is drawn as one straight segment from end to end, without antialiasing.
 class EdgeItem : public QGraphicsPathItem {
 public:
-    EdgeItem(const QPainterPath& path, const QPen& pen, const Graph* graph, int src, int dst)
-        : QGraphicsPathItem(path), graph_(graph), src_(src), dst_(dst) {
+    EdgeItem(const QPainterPath& path, const QPen& pen, const Graph* graph, int src, int dst, QPolygonF head, bool stub)
+        : QGraphicsPathItem(path), graph_(graph), src_(src), dst_(dst), stub_(stub), head_(std::move(head)),
+          ends_(path.elementCount() ? QPointF(path.elementAt(0)) : QPointF(), path.currentPosition()) {
         setPen(pen);
         setAcceptHoverEvents(true);
         setData(0, src);
         setData(1, dst);
     }
+    QRectF boundingRect() const override { return QGraphicsPathItem::boundingRect().united(head_.boundingRect()).adjusted(-2, -2, 2, 2); }
+    void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) override {
+        const double lod = option->levelOfDetailFromTransform(p->worldTransform());
+        if (lod < kEdgeLod) {
+            p->setRenderHint(QPainter::Antialiasing, false);
+            QPen thin = pen();
+            thin.setCosmetic(true);
+            thin.setWidthF(pen().widthF() > 2 ? 2 : 1);
+            p->setPen(thin);
+            p->drawLine(ends_);
+            return;
+        }
+        QPen routePen = pen();
+        if (stub_) routePen.setStyle(Qt::DashLine);  // "from far away": the tooltip names the producer
+        p->setPen(routePen);
+        p->setBrush(Qt::NoBrush);
+        p->drawPath(path());
+        if (!head_.isEmpty()) {
+            p->setPen(QPen(pen().color()));
+            p->setBrush(pen().color());
+            p->drawPolygon(head_);
+        }
+    }
 
 protected:
     void hoverEnterEvent(QGraphicsSceneHoverEvent* event) override {
-        if (toolTip().isEmpty()) setToolTip(edgeToolTip(*graph_, src_, dst_));
+        if (toolTip().isEmpty() && graph_ && src_ >= 0 && dst_ >= 0)
+            setToolTip((stub_ ? QObject::tr("from <b>%1</b> (its %2 consumers are not routed)<br>")
+                                    .arg(QString::fromStdString(graph_->nodes()[static_cast<size_t>(src_)].name).toHtmlEscaped())
+                                    .arg(graph_->successors(src_).size())
+                              : QString()) +
+                       edgeToolTip(*graph_, src_, dst_));
         QGraphicsPathItem::hoverEnterEvent(event);
     }
 
 private:
     const Graph* graph_;  // owned by the view (graph_), outlives the scene's items
-    int src_, dst_;
+    int src_, dst_;       // node ids; -1 when an end is a folded box
+    bool stub_;
+    QPolygonF head_;
+    QLineF ends_;
 };
 
 // One operation: a rounded box with the op type (bold) and the node name below it, both elided
@@ -125,7 +169,9 @@ public:
             p->drawRoundedRect(rect_.adjusted(-2, -2, 2, 2), 6, 6);
             p->restore();
         }
-        if (lod < 0.15) {  // far out: boxes only, text would be unreadable anyway
+        if (lod < kLabelLod) {  // far out: plain boxes, text would be unreadable anyway
+            p->setRenderHint(QPainter::Antialiasing, false);
+            if (!selected) p->setPen(Qt::NoPen);
             p->drawRect(rect_);
             return;
         }
@@ -142,7 +188,7 @@ public:
         f.setPointSizeF(7);
         p->setFont(f);
         const QRectF bottom(rect_.left() + 4, rect_.center().y(), rect_.width() - 8, rect_.height() / 2 - 2);
-        p->drawText(bottom, Qt::AlignCenter, QFontMetricsF(f).elidedText(name_, Qt::ElideMiddle, bottom.width()));
+        p->drawText(bottom, Qt::AlignCenter, elidedName(QFontMetricsF(f), bottom.width()));
         if (step_ >= 0) {  // schedule step, top-left corner
             f.setPointSizeF(6.5);
             p->setFont(f);
@@ -157,13 +203,108 @@ protected:
     }
 
 private:
+    // The name shortened in the middle by scopes (the op's own name kept), for the box's width.
+    QString elidedName(const QFontMetricsF& fm, double width) {
+        if (width != elidedFor_) {
+            elidedFor_ = width;
+            elided_ = elideScopedToWidth(name_, fm, width);
+        }
+        return elided_;
+    }
+
     bool highlighted_ = false;
     const Graph* graph_;
     int id_;
-    QString op_, name_;
+    QString op_, name_, elided_;
+    double elidedFor_ = -1;
     QRectF rect_;
     QColor fill_;
     int step_ = -1;
+};
+
+// A folded scope: a box with a double border, its name and what it holds, filled by op colour
+// or, after a placement, split left to right by the share of its nodes on each device.
+class ScopeItem : public QGraphicsItem {
+public:
+    ScopeItem(int scope, const Scope& s, const NodeBox& box, std::vector<int> members)
+        : scope_(scope), label_(QString::fromStdString(s.label)), path_(QString::fromStdString(s.path)),
+          members_(std::move(members)), rect_(-box.width / 2, -box.height / 2, box.width, box.height) {
+        setPos(box.x, box.y);
+        setFlag(ItemIsSelectable);
+        setZValue(1);
+        const QLocale loc;
+        figures_ = (s.nodeCount == 1 ? QObject::tr("1 op") : QObject::tr("%1 ops").arg(s.nodeCount)) + QString::fromUtf8(" \u00b7 ") +
+                   (s.flops >= 1e9 ? QObject::tr("%1 GFLOP").arg(loc.toString(s.flops / 1e9, 'f', 2))
+                                   : QObject::tr("%1 MFLOP").arg(loc.toString(s.flops / 1e6, 'f', 1))) +
+                   QString::fromUtf8(" \u00b7 ") + loc.formattedDataSize(s.bytes);
+        setToolTip(QObject::tr("<b>%1</b><br>%2<br>double click to open").arg(path_.toHtmlEscaped(), figures_.toHtmlEscaped()));
+    }
+    int scope() const { return scope_; }
+    const std::vector<int>& members() const { return members_; }
+    void setShares(std::vector<std::pair<QColor, double>> shares) {
+        shares_ = std::move(shares);
+        update();
+    }
+    void setHighlighted(bool on) {
+        highlighted_ = on;
+        update();
+    }
+    bool highlighted() const { return highlighted_; }
+    QRectF boundingRect() const override { return rect_.adjusted(-6, -6, 6, 6); }
+
+    void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) override {
+        const double lod = option->levelOfDetailFromTransform(p->worldTransform());
+        const bool selected = isSelected();
+        // The fill: one colour, or a band per device.
+        p->setPen(Qt::NoPen);
+        if (shares_.empty()) {
+            p->setBrush(QColor(226, 232, 242));
+            p->drawRoundedRect(rect_, 7, 7);
+        } else {
+            p->save();
+            QPainterPath clip;
+            clip.addRoundedRect(rect_, 7, 7);
+            p->setClipPath(clip);
+            double x = rect_.left();
+            for (const auto& [color, share] : shares_) {
+                const double w = share * rect_.width();
+                p->fillRect(QRectF(x, rect_.top(), w + 0.5, rect_.height()), color);
+                x += w;
+            }
+            p->restore();
+        }
+        p->setBrush(Qt::NoBrush);
+        p->setPen(QPen(selected ? QColor(255, 140, 0) : QColor(70, 80, 100), selected ? 3.0 : 1.4));
+        p->drawRoundedRect(rect_, 7, 7);
+        p->setPen(QPen(QColor(70, 80, 100), 0.8));
+        p->drawRoundedRect(rect_.adjusted(3, 3, -3, -3), 5, 5);  // the double border: "there is more inside"
+        if (highlighted_) {
+            p->setPen(QPen(QColor(200, 0, 160), 4.0, Qt::DashLine));
+            p->drawRoundedRect(rect_.adjusted(-4, -4, 4, 4), 8, 8);
+        }
+        if (lod < kLabelLod) return;
+        const QColor text = shares_.empty() ? QColor(30, 30, 40) : contrastTextColor(shares_.front().first);
+        p->setPen(text);
+        QFont f = p->font();
+        f.setPointSizeF(9.5);
+        f.setBold(true);
+        p->setFont(f);
+        const QRectF top(rect_.left() + 6, rect_.top() + 4, rect_.width() - 12, rect_.height() / 2 - 3);
+        p->drawText(top, Qt::AlignCenter, QFontMetricsF(f).elidedText(label_, Qt::ElideMiddle, top.width()));
+        f.setBold(false);
+        f.setPointSizeF(7);
+        p->setFont(f);
+        const QRectF bottom(rect_.left() + 6, rect_.center().y(), rect_.width() - 12, rect_.height() / 2 - 4);
+        p->drawText(bottom, Qt::AlignCenter, QFontMetricsF(f).elidedText(figures_, Qt::ElideRight, bottom.width()));
+    }
+
+private:
+    int scope_;
+    QString label_, path_, figures_;
+    std::vector<int> members_;
+    QRectF rect_;
+    std::vector<std::pair<QColor, double>> shares_;
+    bool highlighted_ = false;
 };
 
 GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
@@ -172,14 +313,25 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
     setDragMode(ScrollHandDrag);
     setTransformationAnchor(AnchorUnderMouse);
     setViewportUpdateMode(BoundingRectViewportUpdate);
+    setOptimizationFlags(DontAdjustForAntialiasing);
     setBackgroundBrush(QColor(250, 250, 252));
     connect(scene(), &QGraphicsScene::selectionChanged, this, [this] { emit nodeSelected(selectedNode()); });
-    // A child of the view, not of the viewport: QWidget::scroll() would move viewport children.
+    // Children of the view, not of the viewport: QWidget::scroll() would move viewport children.
     legend_ = new QLabel(this);
     legend_->setStyleSheet("QLabel { background: rgba(255,255,255,235); border: 1px solid #bbb; }");
     legend_->setMargin(8);
-    legend_->move(frameWidth() + 12, frameWidth() + 12);
     legend_->hide();
+    breadcrumb_ = new QLabel(this);
+    breadcrumb_->setObjectName("scopeBreadcrumb");
+    breadcrumb_->setStyleSheet("QLabel { background: rgba(255,255,255,235); border: 1px solid #bbb; }");
+    breadcrumb_->setMargin(5);
+    breadcrumb_->setTextFormat(Qt::RichText);
+    breadcrumb_->hide();
+    connect(breadcrumb_, &QLabel::linkActivated, this, [this](const QString& link) {
+        if (link == "unfold") unfoldAll();
+        else if (link == "fold") foldByScope();
+        else if (link.startsWith("close:")) closeScope(link.mid(6).toInt());
+    });
 }
 
 GraphView::~GraphView() {
@@ -203,44 +355,100 @@ QColor GraphView::opColor(const std::string& op) {
     return QColor(214, 222, 230);
 }
 
+void GraphView::resizeEvent(QResizeEvent* event) {
+    QGraphicsView::resizeEvent(event);
+    legend_->move(frameWidth() + 12, frameWidth() + 12 + (breadcrumb_->isVisible() ? breadcrumb_->height() + 6 : 0));
+    breadcrumb_->move(frameWidth() + 12, frameWidth() + 8);
+}
+
+int GraphView::nodeItemCount() const {
+    return static_cast<int>(std::count_if(nodeItems_.begin(), nodeItems_.end(), [](const NodeItem* n) { return n != nullptr; }));
+}
+
+QGraphicsItem* GraphView::itemShowing(int node) const {
+    if (node < 0 || node >= static_cast<int>(nodeItems_.size())) return nullptr;
+    if (nodeItems_[node]) return nodeItems_[node];
+    for (ScopeItem* s : scopeItems_)
+        if (std::binary_search(s->members().begin(), s->members().end(), node)) return s;
+    return nullptr;
+}
+
+QGraphicsItem* GraphView::scopeItemFor(int scope) const {
+    for (ScopeItem* s : scopeItems_)
+        if (s->scope() == scope) return s;
+    return nullptr;
+}
+
 int GraphView::setHighlightedNodes(const std::vector<std::string>& names) {
-    std::set<std::string> wanted(names.begin(), names.end());
-    int count = 0;
-    for (NodeItem* item : nodeItems_) {
-        const bool on = graph_ && wanted.count(graph_->nodes()[static_cast<size_t>(item->id())].name) != 0;
-        item->setHighlighted(on);
-        count += on;
-    }
-    return count;
+    highlighted_ = names;
+    applyDecorations();
+    return highlightedNodeCount();
 }
 
 int GraphView::highlightedNodeCount() const {
     int count = 0;
-    for (const NodeItem* item : nodeItems_) count += item->highlighted();
+    for (const NodeItem* item : nodeItems_) count += item && item->highlighted();
+    if (graph_ && !highlighted_.empty()) {
+        const std::set<std::string> wanted(highlighted_.begin(), highlighted_.end());
+        for (const ScopeItem* s : scopeItems_)
+            for (int v : s->members()) count += wanted.count(graph_->nodes()[static_cast<size_t>(v)].name) != 0;
+    }
     return count;
 }
 
 void GraphView::setPlacement(const std::vector<int>& device, const std::vector<int>& order,
                              const QStringList& deviceNames) {
+    placementDevice_ = device;
+    placementOrder_ = order;
+    deviceNames_ = deviceNames;
+    applyDecorations();
+}
+
+void GraphView::setNodeColors(const QVector<QColor>& colors) {
+    nodeColors_ = colors;
+    applyDecorations();
+}
+
+void GraphView::applyDecorations() {
     crossEdges_ = 0;
     if (!graph_) return;
+    const auto& device = placementDevice_;
     const bool placed = !device.empty();
-    std::vector<int> step(graph_->nodeCount(), -1);
-    for (size_t i = 0; i < order.size(); ++i)
-        if (order[i] >= 0 && order[i] < static_cast<int>(step.size())) step[order[i]] = static_cast<int>(i);
+    const int n = static_cast<int>(graph_->nodeCount());
+    std::vector<int> step(static_cast<size_t>(n), -1);
+    for (size_t i = 0; i < placementOrder_.size(); ++i)
+        if (placementOrder_[i] >= 0 && placementOrder_[i] < n) step[placementOrder_[i]] = static_cast<int>(i);
+    const std::set<std::string> wanted(highlighted_.begin(), highlighted_.end());
+    auto deviceOf = [&](int v) { return placed && v < static_cast<int>(device.size()) ? device[v] : -1; };
     for (NodeItem* item : nodeItems_) {
+        if (!item) continue;
         const int id = item->id();
-        const bool has = placed && id < static_cast<int>(device.size());
-        item->setFill(has ? deviceColor(device[id]) : opColor(graph_->nodes()[id].op));
-        item->setStep(has ? step[id] : -1);
+        const int d = deviceOf(id);
+        QColor fill = d >= 0 ? deviceColor(d) : opColor(graph_->nodes()[id].op);
+        if (!placed && id < nodeColors_.size() && nodeColors_[id].isValid()) fill = nodeColors_[id];
+        item->setFill(fill);
+        item->setStep(d >= 0 ? step[id] : -1);
+        item->setHighlighted(!wanted.empty() && wanted.count(graph_->nodes()[id].name) != 0);
+    }
+    for (ScopeItem* s : scopeItems_) {
+        std::vector<std::pair<QColor, double>> shares;
+        if (placed) {
+            std::map<int, int> count;
+            for (int v : s->members()) ++count[deviceOf(v)];
+            for (const auto& [d, c] : count) shares.push_back({deviceColor(d), double(c) / double(s->members().size())});
+        }
+        s->setShares(std::move(shares));
+        bool ringed = false;
+        if (!wanted.empty())
+            for (int v : s->members()) ringed = ringed || wanted.count(graph_->nodes()[static_cast<size_t>(v)].name) != 0;
+        s->setHighlighted(ringed);
     }
     const QPen normal(QColor(110, 110, 120), 1.2), cross(QColor(214, 39, 40), 3.0);
     for (QGraphicsItem* it : scene()->items()) {
         auto* path = qgraphicsitem_cast<QGraphicsPathItem*>(it);
         if (!path || !path->data(0).isValid()) continue;
-        const int a = path->data(0).toInt(), b = path->data(1).toInt();
-        const bool crosses = placed && a < static_cast<int>(device.size()) && b < static_cast<int>(device.size()) &&
-                             device[a] != device[b];
+        const int a = path->data(0).toInt(), b = path->data(1).toInt();  // node ids, -1 for a box
+        const bool crosses = placed && a >= 0 && b >= 0 && deviceOf(a) != deviceOf(b);
         crossEdges_ += crosses;
         path->setPen(crosses ? cross : normal);
         path->setZValue(crosses ? 0.5 : 0);
@@ -250,11 +458,12 @@ void GraphView::setPlacement(const std::vector<int>& device, const std::vector<i
         return;
     }
     QString html = "<b>" + tr("Devices") + "</b>";
-    for (int d = 0; d < deviceNames.size(); ++d)
+    for (int d = 0; d < deviceNames_.size(); ++d)
         html += QString("<br><span style='background:%1'>&nbsp;&nbsp;&nbsp;&nbsp;</span> %2")
-                    .arg(deviceColor(d).name(), deviceNames[d].toHtmlEscaped());
+                    .arg(deviceColor(d).name(), deviceNames_[d].toHtmlEscaped());
     html += QString("<br><span style='color:#d62728'><b>&mdash;</b></span> ") +
             tr("%n edge(s) between devices", nullptr, crossEdges_);
+    if (!scopeItems_.empty()) html += "<br>" + tr("folded boxes: split by their nodes' devices");
     legend_->setText(html);
     legend_->adjustSize();
     legend_->show();
@@ -264,7 +473,11 @@ void GraphView::setPlacement(const std::vector<int>& device, const std::vector<i
 void GraphView::clearGraph(const QString& message) {
     scene()->clear();
     nodeItems_.clear();
+    scopeItems_.clear();
     graph_.reset();
+    fullLayout_.reset();
+    drawn_ = false;
+    breadcrumb_->hide();
     if (!message.isEmpty()) showMessage(message);
 }
 
@@ -272,6 +485,8 @@ void GraphView::showMessage(const QString& message) {
     if (legend_) legend_->hide();
     scene()->clear();
     nodeItems_.clear();
+    scopeItems_.clear();
+    drawn_ = false;
     auto* text = scene()->addText(message);
     QFont f = text->font();
     f.setPointSize(12);
@@ -282,13 +497,108 @@ void GraphView::showMessage(const QString& message) {
     centerOn(text);
 }
 
-void GraphView::showGraph(std::shared_ptr<const Graph> graph, const GraphLayout& layout) {
-    legend_->hide();
-    crossEdges_ = 0;
-    scene()->clear();
-    nodeItems_.clear();
+bool GraphView::beginGraph(std::shared_ptr<const Graph> graph, const QString& message) {
     graph_ = std::move(graph);
+    fullLayout_.reset();
+    folding_ = ScopeFolding(*graph_);
+    if (foldAbove_ > 0) folding_.foldToFit(foldAbove_, std::min(foldAbove_, kFoldedItems));
+    lastOpened_ = -1;
+    drawn_ = false;
+    nodeColors_.clear();  // decorations belong to the graph they were made for
+    placementDevice_.clear();
+    placementOrder_.clear();
+    deviceNames_.clear();
+    highlighted_.clear();
+    if (folding_.anyFolded()) {
+        redraw();
+        return true;
+    }
+    updateBreadcrumb();
+    showMessage(message);
+    return false;
+}
+
+void GraphView::showGraph(std::shared_ptr<const Graph> graph, const GraphLayout& layout) {
+    if (graph != graph_) beginGraph(std::move(graph), {});
+    fullLayout_ = layout;
+    if (!folding_.anyFolded() || !drawn_) redraw();
+}
+
+std::optional<GraphView::Anchor> GraphView::captureAnchor() const {
+    if (!drawn_ || (nodeItems_.empty() && scopeItems_.empty())) return std::nullopt;
+    Anchor a;
+    a.selected = selectedNode();
+    a.transform = transform();
+    const QPoint cursor = viewport()->mapFromGlobal(QCursor::pos());
+    const bool inside = viewport()->underMouse() && viewport()->rect().contains(cursor);
+    const QPointF centre = mapToScene(inside ? cursor : viewport()->rect().center());
+    double best = std::numeric_limits<double>::infinity();
+    auto consider = [&](QGraphicsItem* item, int node) {
+        const double d = QLineF(item->sceneBoundingRect().center(), centre).length();
+        if (d < best) {
+            best = d;
+            a.node = node;
+            a.viewportPos = mapFromScene(item->sceneBoundingRect().center());
+        }
+    };
+    for (NodeItem* n : nodeItems_)
+        if (n) consider(n, n->id());
+    for (ScopeItem* s : scopeItems_) consider(s, s->members().front());
+    return a;
+}
+
+void GraphView::restoreAnchor(const Anchor& a) {
+    setTransform(a.transform);
+    if (QGraphicsItem* item = itemShowing(a.node)) {
+        const QPointF delta = mapToScene(viewport()->rect().center()) - mapToScene(a.viewportPos.toPoint());
+        centerOn(item->sceneBoundingRect().center() + delta);
+        // centerOn rounds; the scroll bars take the last pixels.
+        const QPoint off = mapFromScene(item->sceneBoundingRect().center()) - a.viewportPos.toPoint();
+        horizontalScrollBar()->setValue(horizontalScrollBar()->value() + off.x());
+        verticalScrollBar()->setValue(verticalScrollBar()->value() + off.y());
+    }
+    if (a.selected >= 0)
+        if (QGraphicsItem* sel = itemShowing(a.selected); sel && sel == nodeItems_[a.selected]) sel->setSelected(true);
+}
+
+void GraphView::redraw() {
+    if (!graph_) return;
+    const std::optional<Anchor> anchor = captureAnchor();
+    if (folding_.anyFolded()) {
+        const FoldedView fv = folding_.view();
+        LayeredOptions lo;
+        if (horizontal_) lo.direction = LayoutOptions::Direction::LeftToRight;
+        buildScene(fv, layeredLayout(layeredInput(*graph_, folding_.tree(), fv), lo));
+    } else if (fullLayout_) {
+        FoldedView all;
+        all.itemOfNode.resize(graph_->nodeCount());
+        for (size_t v = 0; v < graph_->nodeCount(); ++v) {
+            all.items.push_back({static_cast<int>(v), -1});
+            all.itemOfNode[v] = static_cast<int>(v);
+            all.members.push_back({static_cast<int>(v)});
+        }
+        buildScene(all, *fullLayout_);
+    } else {
+        showMessage(tr("Laying out %1 nodes ...").arg(graph_->nodeCount()));
+        updateBreadcrumb();
+        return;
+    }
+    applyDecorations();
+    updateBreadcrumb();
+    if (anchor) restoreAnchor(*anchor);
+    else fitToWindow();
+}
+
+void GraphView::buildScene(const FoldedView& fv, const GraphLayout& layout) {
+    scene()->clearSelection();
+    scene()->clear();
+    nodeItems_.assign(graph_->nodeCount(), nullptr);
+    scopeItems_.clear();
+    itemOfNode_ = fv.itemOfNode;
     const Graph& g = *graph_;
+    // Items are added with the scene's index off, then indexed once: adding thousands of items
+    // to a live BSP tree costs far more than building it at the end.
+    scene()->setItemIndexMethod(QGraphicsScene::NoIndex);
     const QPen edgePen(QColor(110, 110, 120), 1.2);
     for (const EdgeRoute& e : layout.edges) {
         if (e.points.size() < 2) continue;
@@ -309,40 +619,126 @@ void GraphView::showGraph(std::shared_ptr<const Graph> graph, const GraphLayout&
             tip = path.currentPosition();
             tail = QPointF(e.points[e.points.size() - 2].x, e.points[e.points.size() - 2].y);
         }
-        auto* item = new EdgeItem(path, edgePen, &g, e.src, e.dst);
-        scene()->addItem(item);
         // Arrowhead: a small triangle pointing from tail to tip.
+        QPolygonF head;
         const QLineF dir(tip, tail);
         if (dir.length() > 0.1) {
             const double angle = std::atan2(-dir.dy(), dir.dx());
             const double size = 7;
-            QPolygonF head;
             head << tip << tip + QPointF(std::cos(angle + 0.45) * size, -std::sin(angle + 0.45) * size)
                  << tip + QPointF(std::cos(angle - 0.45) * size, -std::sin(angle - 0.45) * size);
-            auto* arrow = scene()->addPolygon(head, QPen(edgePen.color()), QBrush(edgePen.color()));
-            arrow->setParentItem(item);
+        }
+        // Edge ends as node ids (for tooltips and the placement's red edges); -1 for a folded box.
+        auto nodeOf = [&](int item) {
+            return item >= 0 && item < static_cast<int>(fv.items.size()) ? fv.items[static_cast<size_t>(item)].node : -1;
+        };
+        scene()->addItem(new EdgeItem(path, edgePen, &g, nodeOf(e.src), nodeOf(e.dst), head, e.stub));
+    }
+    for (size_t i = 0; i < fv.items.size() && i < layout.nodes.size(); ++i) {
+        const FoldedView::Item& it = fv.items[i];
+        if (it.node >= 0) {
+            auto* item = new NodeItem(it.node, g.nodes()[static_cast<size_t>(it.node)], layout.nodes[i], &g);
+            scene()->addItem(item);
+            nodeItems_[static_cast<size_t>(it.node)] = item;
+        } else {
+            auto* item = new ScopeItem(it.scope, folding_.tree().scopes()[static_cast<size_t>(it.scope)], layout.nodes[i], fv.members[i]);
+            scene()->addItem(item);
+            scopeItems_.push_back(item);
         }
     }
-    nodeItems_.reserve(layout.nodes.size());
-    for (size_t v = 0; v < layout.nodes.size() && v < g.nodeCount(); ++v) {
-        auto* item = new NodeItem(static_cast<int>(v), g.nodes()[v], layout.nodes[v], &g);
-        scene()->addItem(item);
-        nodeItems_.push_back(item);
-    }
+    scene()->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
     scene()->setSceneRect(QRectF(-20, -20, layout.width + 40, layout.height + 40));
-    fitToWindow();
+    drawn_ = true;
 }
 
-void GraphView::setNodeColors(const QVector<QColor>& colors) {
-    if (!graph_) return;
-    for (NodeItem* item : nodeItems_) {
-        const int id = item->id();
-        item->setFill(id < colors.size() && colors[id].isValid() ? colors[id] : opColor(graph_->nodes()[id].op));
+void GraphView::updateBreadcrumb() {
+    const QString plain = breadcrumbText();
+    if (plain.isEmpty()) {
+        breadcrumb_->hide();
+        return;
     }
+    QString html;
+    if (folding_.anyFolded()) {
+        html = tr("Folded by scope") + " &nbsp;";
+        const auto& scopes = folding_.tree().scopes();
+        if (lastOpened_ > 0 && folding_.isOpen(lastOpened_)) {
+            for (int s : folding_.tree().pathTo(lastOpened_)) {
+                if (s == 0) continue;
+                html += QString(" &rsaquo; <a href='close:%1'>%2</a>").arg(s).arg(QString::fromStdString(scopes[s].label).toHtmlEscaped());
+            }
+            html += " &nbsp;";
+        }
+        html += "<a href='unfold'>" + tr("unfold all") + "</a>";
+    } else {
+        html = "<a href='fold'>" + tr("fold by scope") + "</a>";
+    }
+    breadcrumb_->setText(html);
+    breadcrumb_->adjustSize();
+    breadcrumb_->move(frameWidth() + 12, frameWidth() + 8);
+    breadcrumb_->show();
+    breadcrumb_->raise();
+    legend_->move(frameWidth() + 12, frameWidth() + 12 + breadcrumb_->height() + 6);
+}
+
+QString GraphView::breadcrumbText() const {
+    if (!graph_ || !folding_.tree().hasScopes() || graph_->nodeCount() < 2) return {};
+    if (!folding_.anyFolded()) return tr("fold by scope");
+    QString text = tr("Folded by scope");
+    if (lastOpened_ > 0 && folding_.isOpen(lastOpened_))
+        for (int s : folding_.tree().pathTo(lastOpened_))
+            if (s > 0) text += " > " + QString::fromStdString(folding_.tree().scopes()[s].label);
+    return text + " " + tr("unfold all");
+}
+
+void GraphView::setFoldAbove(int nodes) {
+    foldAbove_ = std::max(0, nodes);
+    if (graph_) foldByScope();
+}
+
+void GraphView::openScope(int scope) {
+    if (!graph_ || scope <= 0) return;
+    folding_.open(scope);
+    lastOpened_ = scope;
+    redraw();
+    emit foldingChanged(!folding_.anyFolded());
+}
+
+void GraphView::closeScope(int scope) {
+    if (!graph_ || scope <= 0) return;
+    folding_.close(scope);
+    lastOpened_ = folding_.tree().scopes()[static_cast<size_t>(scope)].parent;
+    redraw();
+    emit foldingChanged(!folding_.anyFolded());
+}
+
+void GraphView::unfoldAll() {
+    if (!graph_) return;
+    folding_.openAll();
+    redraw();
+    emit foldingChanged(true);
+}
+
+void GraphView::foldByScope() {
+    if (!graph_) return;
+    folding_.openAll();
+    if (foldAbove_ > 0) folding_.foldToFit(foldAbove_, std::min(foldAbove_, kFoldedItems));
+    lastOpened_ = -1;
+    redraw();
+    emit foldingChanged(!folding_.anyFolded());
+}
+
+void GraphView::mouseDoubleClickEvent(QMouseEvent* event) {
+    for (QGraphicsItem* it : items(event->pos()))
+        if (auto* s = dynamic_cast<ScopeItem*>(it)) {
+            openScope(s->scope());
+            event->accept();
+            return;
+        }
+    QGraphicsView::mouseDoubleClickEvent(event);
 }
 
 QColor GraphView::nodeColor(int node) const {
-    return node >= 0 && node < static_cast<int>(nodeItems_.size()) ? nodeItems_[node]->fill() : QColor();
+    return node >= 0 && node < static_cast<int>(nodeItems_.size()) && nodeItems_[node] ? nodeItems_[node]->fill() : QColor();
 }
 
 int GraphView::selectedNode() const {
@@ -352,8 +748,25 @@ int GraphView::selectedNode() const {
     return -1;
 }
 
+int GraphView::nodeAtViewportCentre() const {
+    const std::optional<Anchor> a = captureAnchor();
+    return a ? a->node : -1;
+}
+
+QPoint GraphView::viewportPosOf(int node) const {
+    QGraphicsItem* item = itemShowing(node);
+    return item ? mapFromScene(item->sceneBoundingRect().center()) : QPoint(-1, -1);
+}
+
 void GraphView::selectNode(int node) {
-    if (node < 0 || node >= static_cast<int>(nodeItems_.size())) return;
+    if (!graph_ || node < 0 || node >= static_cast<int>(graph_->nodeCount())) return;
+    if (folding_.isHidden(node)) {  // open the box it is in
+        folding_.reveal(node);
+        lastOpened_ = folding_.tree().scopeOf(node);
+        redraw();
+        emit foldingChanged(!folding_.anyFolded());
+    }
+    if (node >= static_cast<int>(nodeItems_.size()) || !nodeItems_[node]) return;
     scene()->clearSelection();
     nodeItems_[node]->setSelected(true);
     if (transform().m11() < 0.6) {  // zoom in enough to read the node
@@ -364,14 +777,16 @@ void GraphView::selectNode(int node) {
 }
 
 int GraphView::findNext(const QString& text) {
-    if (text.isEmpty() || nodeItems_.empty()) return -1;
-    const int n = static_cast<int>(nodeItems_.size());
+    if (text.isEmpty() || !graph_ || graph_->nodeCount() == 0) return -1;
+    const int n = static_cast<int>(graph_->nodeCount());
     const int start = selectedNode() + 1;
     for (int k = 0; k < n; ++k) {
-        NodeItem* item = nodeItems_[(start + k) % n];
-        if (item->name().contains(text, Qt::CaseInsensitive) || item->op().contains(text, Qt::CaseInsensitive)) {
-            selectNode(item->id());
-            return item->id();
+        const int v = (start + k) % n;
+        const Node& node = graph_->nodes()[static_cast<size_t>(v)];
+        if (QString::fromStdString(node.name).contains(text, Qt::CaseInsensitive) ||
+            QString::fromStdString(node.op).contains(text, Qt::CaseInsensitive)) {
+            selectNode(v);
+            return v;
         }
     }
     return -1;
@@ -398,8 +813,10 @@ void GraphView::fitToWindow() {
             const bool readsInput = std::any_of(nodes[id].inputs.begin(), nodes[id].inputs.end(), [&](int t) {
                 return t >= 0 && graph_->tensors()[static_cast<size_t>(t)].kind == TensorKind::GraphInput;
             });
-            if (!readsInput || !nodeItems_[id]) continue;
-            const QRectF box = nodeItems_[id]->sceneBoundingRect();
+            if (!readsInput) continue;
+            QGraphicsItem* item = itemShowing(static_cast<int>(id));
+            if (!item) continue;
+            const QRectF box = item->sceneBoundingRect();
             const double halfHeight = mapToScene(viewport()->rect()).boundingRect().height() / 2;
             centerOn(box.center().x(), std::max(box.top() - 40 + halfHeight, scene()->sceneRect().top() + halfHeight));
             break;

@@ -6,6 +6,7 @@
 
 #include "BackgroundJob.h"
 #include "ChildProcess.h"
+#include "graph/LayeredLayout.h"
 #include "graph/Loaders.h"
 
 namespace graphopt::ui {
@@ -40,7 +41,24 @@ GraphLayout layoutInChildProcess(const QString& cli, const QString& modelPath, b
 
 }  // namespace
 
-LayoutJob::LayoutJob(QObject* parent) : QObject(parent), job_(new BackgroundJob(this)) {
+LayoutJob::LayoutJob(QObject* parent)
+    : QObject(parent), fastJob_(new BackgroundJob(this)), job_(new BackgroundJob(this)) {
+    connect(fastJob_, &BackgroundJob::finished, this, [this] {
+        fastSeconds_ = fastJob_->elapsedSeconds();
+        if (const auto* layout = fastJob_->resultAs<GraphLayout>(); layout && !layout->nodes.empty()) emit fastFinished(*layout);
+        if (pendingDot_) {
+            pendingDot_ = false;
+            startDot(pendingPath_, pendingHorizontal_);
+        }
+    });
+    connect(fastJob_, &BackgroundJob::failed, this, [this](const QString& message) {
+        if (pendingDot_) {  // dot may still manage where the fast layout could not
+            pendingDot_ = false;
+            startDot(pendingPath_, pendingHorizontal_);
+        } else {
+            emit failed(message);
+        }
+    });
     connect(job_, &BackgroundJob::finished, this, [this] {
         if (const auto* layout = job_->resultAs<GraphLayout>()) emit finished(*layout);
     });
@@ -55,11 +73,25 @@ QString LayoutJob::cliPath() const {
     return QDir(QCoreApplication::applicationDirPath()).absoluteFilePath("graphopt");
 }
 
-bool LayoutJob::isRunning() const { return job_->isRunning(); }
+bool LayoutJob::isRunning() const { return fastJob_->isRunning() || job_->isRunning() || pendingDot_; }
+
+bool LayoutJob::isDotRunning() const { return job_->isRunning() || pendingDot_; }
 
 double LayoutJob::elapsedSeconds() const { return job_->elapsedSeconds(); }
 
-void LayoutJob::start(const QString& modelPath, bool horizontal) {
+void LayoutJob::start(const QString& modelPath, std::shared_ptr<const Graph> graph, bool horizontal, bool withDot) {
+    if (job_->isRunning()) job_->abandon();  // a layout of the previous model: its child is killed
+    pendingPath_ = modelPath;
+    pendingHorizontal_ = horizontal;
+    pendingDot_ = withDot;
+    fastJob_->start([graph = std::move(graph), horizontal](JobContext& ctx) -> std::any {
+        LayoutOptions opt;
+        if (horizontal) opt.direction = LayoutOptions::Direction::LeftToRight;
+        return layoutGraphFast(*graph, opt, [&ctx] { return ctx.cancelled(); });
+    });
+}
+
+void LayoutJob::startDot(const QString& modelPath, bool horizontal) {
     const QString cli = cliPath();
     const bool child = QFileInfo(cli).isExecutable();
     job_->start([cli, child, modelPath, horizontal](JobContext& ctx) -> std::any {
@@ -71,8 +103,10 @@ void LayoutJob::start(const QString& modelPath, bool horizontal) {
 }
 
 void LayoutJob::cancel() {
-    if (!job_->isRunning()) return;
-    job_->abandon();  // the worker kills dot; what it returns is dropped
+    if (!isRunning()) return;
+    pendingDot_ = false;
+    if (fastJob_->isRunning()) fastJob_->abandon();
+    if (job_->isRunning()) job_->abandon();  // the worker kills dot; what it returns is dropped
     emit cancelled();
 }
 

@@ -1,11 +1,14 @@
-// Runs a Graphviz layout off the GUI thread, cancellably, on a BackgroundJob. The layout runs in a
-// child process (`graphopt layout MODEL --json`) that the job's worker thread waits for: Graphviz
+// Lays a graph out off the GUI thread, cancellably, in two steps: the fast layered layout
+// (LayeredLayout.h) on a worker thread of this process, which gives the first picture within
+// milliseconds and checks the cancel token between its phases; then, unless only the fast one is
+// wanted, Graphviz dot on a second BackgroundJob. The dot layout runs in a child process (`graphopt layout MODEL --json`) that the job's worker thread waits for: Graphviz
 // cannot be interrupted inside a call and is not thread-safe, but a process can be killed, and the
 // worker kills it as soon as the job is cancelled or superseded. If the CLI binary is missing, the
 // layout runs on the worker thread itself, where Cancel only discards the result.
 #pragma once
 
 #include <QObject>
+#include <memory>
 
 #include "graph/GraphLayout.h"
 
@@ -23,19 +26,29 @@ public:
     void setCliPath(const QString& path) { cliPath_ = path; }
     QString cliPath() const;
 
-    void start(const QString& modelPath, bool horizontal);  // supersedes any running layout
+    // Supersedes any running layout. `graph` is the model read from `modelPath` (the fast layout
+    // uses it; dot's child process reads the file). `withDot` false stops after the fast layout.
+    void start(const QString& modelPath, std::shared_ptr<const Graph> graph, bool horizontal, bool withDot);
+    void startDot(const QString& modelPath, bool horizontal);  // dot alone (the fast one is shown)
     void cancel();
     bool isRunning() const;
-    double elapsedSeconds() const;
+    bool isDotRunning() const;
+    double elapsedSeconds() const;     // of the dot layout
+    double fastSeconds() const { return fastSeconds_; }  // the last fast layout's time
 
 signals:
-    void finished(const graphopt::GraphLayout& layout);
+    void fastFinished(const graphopt::GraphLayout& layout);
+    void finished(const graphopt::GraphLayout& layout);  // dot's
     void failed(const QString& message);
     void cancelled();
 
 private:
     QString cliPath_;
-    BackgroundJob* job_ = nullptr;
+    BackgroundJob* fastJob_ = nullptr;
+    BackgroundJob* job_ = nullptr;  // dot
+    QString pendingPath_;           // dot follows the fast layout for this model
+    bool pendingHorizontal_ = false, pendingDot_ = false;
+    double fastSeconds_ = 0;
 };
 
 }  // namespace graphopt::ui

@@ -22,6 +22,10 @@
 #include <QTextBrowser>
 #include <QTimer>
 #include <QToolBar>
+#include <QCheckBox>
+#include <QElapsedTimer>
+#include <QInputDialog>
+#include <cstdio>
 #include <QVBoxLayout>
 #include <QtConcurrent>
 
@@ -31,6 +35,8 @@
 #include "RunPanel.h"
 #include "store/RunStore.h"
 #include "LayoutJob.h"
+#include "ScopedNames.h"
+#include "ScopeTreeView.h"
 #include "ModelLoader.h"
 #include "RunsBrowser.h"
 #include "TrainingView.h"
@@ -168,27 +174,43 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     statusBar()->addPermanentWidget(cancelLayout_);
     connect(cancelLayout_, &QPushButton::clicked, layoutJob_, &LayoutJob::cancel);
     connect(layoutNotice_, &QTimer::timeout, this, [this] {
-        if (!layoutJob_->isRunning() || !graph_) return;
-        view_->showMessage(tr("Laying out %1 nodes and %2 edges with Graphviz dot...\n"
-                              "Dense graphs can take a minute. Cancel stops it; the node list is ready meanwhile.")
-                               .arg(graph_->nodeCount())
-                               .arg(graph_->edges().size()));
+        if (!layoutJob_->isDotRunning() || !graph_) return;
+        statusBar()->showMessage(tr("Graphviz dot is laying out %1 nodes and %2 edges; the fast layout is shown meanwhile "
+                                    "(View > Keep the Fast Layout skips dot)")
+                                     .arg(graph_->nodeCount())
+                                     .arg(graph_->edges().size()));
         cancelLayout_->show();
     });
+    connect(layoutJob_, &LayoutJob::fastFinished, this, &MainWindow::onFastLayout);
     connect(layoutJob_, &LayoutJob::finished, this, &MainWindow::onLayoutFinished);
     connect(layoutJob_, &LayoutJob::failed, this, [this](const QString& message) {
         cancelLayout_->hide();
+        if (view_->hasDrawing()) {  // dot failed after the fast picture: keep the picture
+            statusBar()->showMessage(tr("Graphviz layout failed (%1); the fast layout stays").arg(message), 10000);
+            return;
+        }
         view_->showMessage(tr("Layout failed: %1").arg(message));
         statusBar()->showMessage(tr("Layout failed"));
         emit layoutFailed(message);
     });
     connect(layoutJob_, &LayoutJob::cancelled, this, [this] {
         cancelLayout_->hide();
+        if (view_->hasDrawing()) {
+            statusBar()->showMessage(tr("Graphviz layout cancelled; the fast layout stays"), 5000);
+            return;
+        }
         view_->showMessage(tr("Layout cancelled. The node list on the left still works;\n"
                               "View > Lay out again retries."));
         statusBar()->showMessage(tr("Layout cancelled"), 5000);
     });
     connect(view_, &GraphView::nodeSelected, this, &MainWindow::showNodeProperties);
+    // Everything opened again: dot's layout of the whole graph is wanted, if it is not there yet.
+    connect(view_, &GraphView::foldingChanged, this, [this](bool allOpen) {
+        if (allOpen && !dotShown_ && wantDot() && !layoutJob_->isDotRunning() && graph_) {
+            layoutJob_->startDot(currentPath_, horizontal_->isChecked());
+            layoutNotice_->start(kLayoutNoticeMs);
+        }
+    });
     connect(view_, &GraphView::nodeSelected, this, [this](int node) {
         if (schedule_->hasResult()) schedule_->showOp(node);
     });
@@ -210,6 +232,7 @@ MainWindow::~MainWindow() {
     settings.setValue("mainWindow/geometry", saveGeometry());
     settings.setValue("mainWindow/state", docksHidden_ && !graphTabState_.isEmpty() ? graphTabState_ : saveState());
     settings.setValue("view/horizontal", horizontal_->isChecked());
+    settings.setValue("view/keepFastLayout", keepFast_->isChecked());
     if (loadCancel_) loadCancel_->store(true);  // kills a reader still running
     loadWatcher_.waitForFinished();
 }
@@ -240,7 +263,7 @@ bool MainWindow::whenModelShown(const QString& path, std::function<void()> actio
         return false;
     }
     const bool shown = graph_ && QFileInfo(currentPath_).canonicalFilePath() == QFileInfo(path).canonicalFilePath() &&
-                       view_->nodeItemCount() == static_cast<int>(graph_->nodeCount());
+                       view_->hasDrawing() && view_->graph() == graph_.get();
     if (shown) {
         action();
         return true;
@@ -337,6 +360,7 @@ void MainWindow::buildDocks() {
     table_->verticalHeader()->hide();
     table_->setAlternatingRowColors(true);
     table_->setTextElideMode(Qt::ElideMiddle);
+    table_->setItemDelegateForColumn(NodeTableModel::Name, new ScopedNameDelegate(table_));
     table_->setWordWrap(false);
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& idx) {
         if (!idx.isValid()) return;
@@ -344,9 +368,31 @@ void MainWindow::buildDocks() {
         if (view_->selectedNode() != node) view_->selectNode(node);
         showNodeProperties(node);
     });
+    scopeTree_ = new ScopeTreeView(nodesPanel);
+    scopeTree_->hide();
+    groupByScope_ = new QCheckBox(tr("Group by scope"), nodesPanel);
+    groupByScope_->setObjectName("groupByScope");
+    groupByScope_->setToolTip(tr("Show the nodes as a tree of their name scopes (/model > layers.3 > self_attn ...)"));
+    groupByScope_->setChecked(QSettings().value("nodes/groupByScope", true).toBool());
+    groupByScope_->hide();
+    connect(groupByScope_, &QCheckBox::toggled, this, [this](bool on) {
+        QSettings().setValue("nodes/groupByScope", on);
+        setGroupByScope(on);
+    });
+    connect(filter_, &QLineEdit::textChanged, scopeTree_, &ScopeTreeView::setFilterText);
+    connect(scopeTree_, &ScopeTreeView::nodeClicked, this, [this](int node) {
+        if (view_->selectedNode() != node) view_->selectNode(node);
+        showNodeProperties(node);
+    });
+    connect(scopeTree_, &ScopeTreeView::scopeOpenRequested, this, [this](const QString& path) {
+        const int s = view_->folding().tree().find(path.toStdString());
+        if (s > 0) view_->openScope(s);
+    });
     layout->addWidget(summary_);
+    layout->addWidget(groupByScope_);
     layout->addWidget(filter_);
     layout->addWidget(table_);
+    layout->addWidget(scopeTree_);
     auto* nodesDock = new QDockWidget(tr("Nodes"), this);
     nodesDock->setObjectName("nodesDock");
     nodesDock->setWidget(nodesPanel);
@@ -536,6 +582,37 @@ void MainWindow::buildActions() {
     horizontal_->setChecked(QSettings().value("view/horizontal", false).toBool());
     connect(horizontal_, &QAction::toggled, this, [this] { startLayout(); });
     viewMenu->addAction(tr("&Lay Out Again"), this, [this] { startLayout(); });
+    keepFast_ = viewMenu->addAction(tr("&Keep the Fast Layout"));
+    keepFast_->setCheckable(true);
+    keepFast_->setChecked(QSettings().value("view/keepFastLayout", false).toBool());
+    keepFast_->setToolTip(tr("Skip Graphviz dot: for very large graphs the fast layered layout is shown alone"));
+    connect(keepFast_, &QAction::toggled, this, [this](bool on) {
+        QSettings().setValue("view/keepFastLayout", on);
+        if (!on && !dotShown_ && !view_->isFolded() && graph_ && !layoutJob_->isDotRunning())
+            layoutJob_->startDot(currentPath_, horizontal_->isChecked());
+    });
+    viewMenu->addAction(tr("Lay Out with &Graphviz"), this, [this] {
+        if (!graph_) return;
+        forceDot_ = true;  // for this model, even above the size dot is left out at
+        if (view_->isFolded()) view_->unfoldAll();  // dot lays out the whole graph
+        if (!layoutJob_->isDotRunning()) layoutJob_->startDot(currentPath_, horizontal_->isChecked());
+        layoutNotice_->start(kLayoutNoticeMs);
+    });
+    viewMenu->addSeparator();
+    viewMenu->addAction(tr("Fold by &Scope"), this, [this] { view_->foldByScope(); });
+    viewMenu->addAction(tr("&Unfold All"), this, [this] { view_->unfoldAll(); });
+    viewMenu->addAction(tr("Fold Graphs &Above..."), this, [this] {
+        bool ok = false;
+        const int n = QInputDialog::getInt(this, tr("Fold by scope"),
+                                           tr("Fold name scopes into boxes when a graph has more than this many nodes\n"
+                                              "(0: never fold):"),
+                                           view_->foldAbove(), 0, 1000000, 50, &ok);
+        if (!ok) return;
+        QSettings().setValue("view/foldAbove", n);
+        view_->setFoldAbove(n);
+    });
+    view_->setFoldAbove(QSettings().value("view/foldAbove", view_->foldAbove()).toInt());
+    viewMenu->addSeparator();
     QAction* findAct = viewMenu->addAction(tr("&Find Node..."), this, [this] {
         find_->setFocus();
         find_->selectAll();
@@ -636,11 +713,15 @@ void MainWindow::onLoadFinished() {
     policyKey_.clear();  // a new graph: its explanation is computed again
     currentPath_ = out.path;
     graph_ = out.graph;
+    forceDot_ = false;
     lastResult_.reset();
     convergence_->clearRuns();
     schedule_->clear();
     memory_->clear();
     model_->setGraph(out.graph);
+    scopeTree_->setGraph(out.graph);
+    groupByScope_->setVisible(scopeTree_->hasScopes());
+    setGroupByScope(groupByScope_->isChecked());
     tuningView_->setModel(out.graph, out.path);
     try {  // a partitioning workload brings its machine: offer it first in the run panel
         const std::optional<DeviceModel> own = DeviceModel::fromGraph(*out.graph);
@@ -653,6 +734,8 @@ void MainWindow::onLoadFinished() {
     table_->setColumnHidden(NodeTableModel::OutputShape, true);
     table_->setColumnHidden(NodeTableModel::OutputBytes, true);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // Sized from the first rows, not all of them: measuring 5,000 rows stalled the window ~100 ms.
+    table_->horizontalHeader()->setResizeContentsPrecision(200);
     table_->horizontalHeader()->setSectionResizeMode(NodeTableModel::Name, QHeaderView::Stretch);
     properties_->clear();
     const Graph& g = *out.graph;
@@ -686,32 +769,86 @@ void MainWindow::onLoadFinished() {
     startLayout();
 }
 
+// Above this many nodes dot takes longer than a user waits (5,000 generated nodes: ~15 s); the
+// fast layout stays unless View > Lay Out with Graphviz asks for dot.
+constexpr size_t kDotMaxNodes = 3000;
+
+bool MainWindow::wantDot() const {
+    return !keepFast_->isChecked() && (!graph_ || graph_->nodeCount() <= kDotMaxNodes || forceDot_);
+}
+
+void MainWindow::setKeepFastLayout(bool on) { keepFast_->setChecked(on); }
+
 void MainWindow::startLayout() {
     if (!graph_) return;
-    view_->showMessage(tr("Laying out %1 nodes ...").arg(graph_->nodeCount()));
-    layoutJob_->start(currentPath_, horizontal_->isChecked());
+    dotShown_ = false;
+    pictureShown_ = false;
+    const bool sameGraph = view_->graph() == graph_.get();
+    view_->setHorizontal(horizontal_->isChecked());
+    if (sameGraph && view_->isFolded()) view_->refresh();  // the boxes in the new direction now
+    // A new model: a folded one is drawn at once (its boxes need no whole-graph layout).
+    if (!sameGraph) {
+        if (view_->beginGraph(graph_, tr("Laying out %1 nodes ...").arg(graph_->nodeCount()))) {
+            applyPlacementToView();
+            firstPictureShown(tr("folded by scope: %n box(es) and node(s)", nullptr,
+                                 view_->scopeItemCount() + view_->nodeItemCount()));
+        }
+    }
+    // dot only when the whole graph is drawn; a folded drawing asks for it when it is opened.
+    layoutJob_->start(currentPath_, graph_, horizontal_->isChecked(), wantDot() && !view_->isFolded());
     layoutNotice_->start(kLayoutNoticeMs);
+}
+
+void MainWindow::firstPictureShown(const QString& how) {
+    if (pictureShown_) return;
+    pictureShown_ = true;
+    if (afterLayout_) {
+        auto action = std::move(afterLayout_);
+        afterLayout_ = nullptr;
+        action();
+    }
+    statusBar()->showMessage(how, 8000);
+    emit layoutReady();
+}
+
+void MainWindow::onFastLayout(const GraphLayout& layout) {
+    if (!graph_ || layout.nodes.size() != graph_->nodeCount()) return;
+    if (dotShown_) return;  // dot's came first (cannot happen in order, but never go back)
+    const bool wasDrawn = view_->hasDrawing();
+    view_->showGraph(graph_, layout);
+    if (!wasDrawn) applyPlacementToView();
+    QString next;
+    if (layoutJob_->isDotRunning()) next = tr("; Graphviz dot is working on the final one");
+    else if (!keepFast_->isChecked() && !wantDot())
+        next = tr("; %1 nodes: the fast layout stays (View > Lay Out with Graphviz runs dot)").arg(graph_->nodeCount());
+    firstPictureShown(tr("Fast layout in %1 s (%2)%3")
+                          .arg(layoutJob_->fastSeconds(), 0, 'f', 2)
+                          .arg(QString::fromStdString(layout.settings))
+                          .arg(next));
+    if (!layoutJob_->isDotRunning()) {
+        cancelLayout_->hide();
+        layoutNotice_->stop();
+        emit finalLayoutReady();
+    }
 }
 
 void MainWindow::onLayoutFinished(const GraphLayout& layout) {
     cancelLayout_->hide();
     layoutNotice_->stop();
     if (!graph_ || layout.nodes.size() != graph_->nodeCount()) {
-        view_->showMessage(tr("The layout does not match the loaded model; lay out again."));
+        if (!view_->hasDrawing()) view_->showMessage(tr("The layout does not match the loaded model; lay out again."));
         return;
     }
-    view_->showGraph(graph_, layout);
-    applyPlacementToView();
-    if (afterLayout_) {
-        auto action = std::move(afterLayout_);
-        afterLayout_ = nullptr;
-        action();
-    }
+    const bool wasDrawn = view_->hasDrawing();
+    view_->showGraph(graph_, layout);  // keeps the selection, the zoom and the node in view
+    dotShown_ = true;
+    if (!wasDrawn) applyPlacementToView();
+    firstPictureShown(QString());
     statusBar()->showMessage(tr("Layout done in %1 s (%2)")
                                  .arg(layoutJob_->elapsedSeconds(), 0, 'f', 2)
                                  .arg(QString::fromStdString(layout.settings)),
                              8000);
-    emit layoutReady();
+    emit finalLayoutReady();
 }
 
 void MainWindow::updatePolicyView() {
@@ -786,6 +923,7 @@ void MainWindow::showNodeProperties(int node) {
         html += "</table>";
     }
     properties_->setHtml(html);
+    scopeTree_->selectNode(node);
     // Keep the table's current row in step with a click in the drawing.
     const QModelIndex src = model_->index(node, 0);
     const QModelIndex idx = proxy_->mapFromSource(src);
@@ -794,6 +932,13 @@ void MainWindow::showNodeProperties(int node) {
         table_->selectRow(idx.row());
         table_->scrollTo(idx);
     }
+}
+
+void MainWindow::setGroupByScope(bool on) {
+    if (groupByScope_->isChecked() != on) groupByScope_->setChecked(on);  // comes back here
+    const bool tree = on && scopeTree_->hasScopes();
+    scopeTree_->setVisible(tree);
+    table_->setVisible(!tree);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {

@@ -22,6 +22,7 @@ class QLineEdit;
 class QMenu;
 class QPushButton;
 class QSortFilterProxyModel;
+class QCheckBox;
 class QTableView;
 class QTabWidget;
 class QTextBrowser;
@@ -35,6 +36,7 @@ namespace graphopt::ui {
 
 class ConvergenceChart;
 class GraphView;
+class ScopeTreeView;
 class LayoutJob;
 class MemoryChartView;
 class ScheduleView;
@@ -69,6 +71,9 @@ public:
     const Graph* graph() const;
     QString currentPath() const { return currentPath_; }
     GraphView* graphView() const { return view_; }
+    ScopeTreeView* scopeTree() const { return scopeTree_; }
+    void setGroupByScope(bool on);  // the Nodes dock's "Group by scope" 
+    void setKeepFastLayout(bool on);  // View > Keep the Fast Layout
     TuningView* tuningView() const { return tuningView_; }
     // The central tabs: the graph, kernel tuning, and the stored runs.
     void showTuning();
@@ -110,7 +115,8 @@ public:
 signals:
     void modelLoaded(const QString& path);
     void loadFailed(const QString& message);
-    void layoutReady();
+    void layoutReady();       // the first picture of a model (folded, or the fast layout)
+    void finalLayoutReady();  // the layout that stays: dot's, or the fast one when it is kept
     void layoutFailed(const QString& message);
     void runFinished(qint64 runId);
     void runFailed(const QString& message);
@@ -126,7 +132,10 @@ private:
     void buildDocks();
     void onLoadFinished();
     void startLayout();
+    void onFastLayout(const GraphLayout& layout);
     void onLayoutFinished(const GraphLayout& layout);
+    void firstPictureShown(const QString& how);
+    bool wantDot() const;
     void showNodeProperties(int node);
     void updatePolicyView();  // the REGAL policy tab: the selected node under the run panel's policy
     void onRunFinished();
@@ -147,12 +156,18 @@ private:
     NodeTableModel* model_ = nullptr;
     QSortFilterProxyModel* proxy_ = nullptr;
     QTableView* table_ = nullptr;
+    ScopeTreeView* scopeTree_ = nullptr;  // the nodes as a tree of name scopes
+    QCheckBox* groupByScope_ = nullptr;
     QLineEdit* filter_ = nullptr;
     QLineEdit* find_ = nullptr;
     QTextBrowser* properties_ = nullptr;
     QLabel* summary_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     QAction* horizontal_ = nullptr;
+    QAction* keepFast_ = nullptr;     // View > Keep the Fast Layout: no dot
+    bool dotShown_ = false;           // the drawing uses dot's layout
+    bool forceDot_ = false;           // View > Lay Out with Graphviz, for this model
+    bool pictureShown_ = false;       // layoutReady went out for this layout
     QPushButton* cancelLayout_ = nullptr;
     QTimer* layoutNotice_ = nullptr;
     RunPanel* runPanel_ = nullptr;

@@ -75,6 +75,13 @@ int main(int argc, char** argv) {
                              "shown and wait there (with --screenshot: grab then).",
                              "n");
     parser.addOption(steps);
+    QCommandLineOption fastLayout("fast-layout", "Keep the fast layered layout (View > Keep the Fast Layout): no Graphviz dot.");
+    parser.addOption(fastLayout);
+    QCommandLineOption openScope("open-scope",
+                                 "After the first picture of a graph folded by name scope, open the scope <path> "
+                                 "(for example /model/layers.3) and select its first node.",
+                                 "path");
+    parser.addOption(openScope);
     // Settings of the runs --run starts (as the run panel would take them), for scripted demos.
     QCommandLineOption devices("devices", "Devices for --run: a preset, a device JSON file or from-model.", "D");
     QCommandLineOption objective("objective", "Objective for --run: runtime, memory or throughput.", "O");
@@ -84,6 +91,7 @@ int main(int argc, char** argv) {
     parser.process(app);
 
     graphopt::ui::MainWindow window;
+    if (parser.isSet(fastLayout)) window.setKeepFastLayout(true);
     window.show();
     QString path = parser.positionalArguments().value(0);
     if (path.isEmpty()) {
@@ -171,6 +179,18 @@ int main(int argc, char** argv) {
             QString error;
             if (!window.trainingView()->startTraining(&error)) std::fprintf(stderr, "cannot train: %s\n", qPrintable(error));
         }, Qt::SingleShotConnection);
+    if (parser.isSet(openScope))
+        QObject::connect(&window, &graphopt::ui::MainWindow::layoutReady, &window, [&window, scope = parser.value(openScope)] {
+            graphopt::ui::GraphView* view = window.graphView();
+            const int s = view->folding().tree().find(scope.toStdString());
+            if (s < 0) {
+                std::fprintf(stderr, "no scope %s in this graph\n", qPrintable(scope));
+                return;
+            }
+            view->openScope(s);
+            const auto& nodes = view->folding().tree().scopes()[static_cast<size_t>(s)].nodes;
+            if (!nodes.empty()) view->selectNode(nodes.front());
+        }, Qt::SingleShotConnection);
     if (parser.isSet(screenshot)) {
         const QString png = parser.value(screenshot);
         auto grabAndQuit = [&window, png] {
@@ -194,8 +214,8 @@ int main(int argc, char** argv) {
                              [grabAndQuit, last = parser.value(steps).toLongLong()](qint64 g) {
                                  if (g == last) grabAndQuit();
                              });
-        else if (engines.isEmpty())
-            QObject::connect(&window, &graphopt::ui::MainWindow::layoutReady, &window,
+        else if (engines.isEmpty())  // the layout that stays (dot's, unless the fast one is kept)
+            QObject::connect(&window, &graphopt::ui::MainWindow::finalLayoutReady, &window,
                              [grabAndQuit, comparing, showComparison, explaining, showExplanation] {
                 if (explaining) showExplanation();
                 if (comparing) showComparison();
