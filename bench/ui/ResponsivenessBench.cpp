@@ -19,6 +19,7 @@
 #include <cstdio>
 
 #include "MainWindow.h"
+#include "StallMeter.h"
 #include "BackgroundJob.h"
 #include "placement/regal/RegalEngine.h"
 #include "RunPanel.h"
@@ -27,40 +28,6 @@
 #include "tuning/LearnedTuners.h"
 #include "graph/Loaders.h"
 #include "graph/SyntheticGenerator.h"
-
-namespace {
-
-// Records the longest gap between consecutive ticks since the last reset().
-class StallMeter : public QObject {
-public:
-    explicit StallMeter(int periodMs) : periodMs_(periodMs) {
-        timer_.setTimerType(Qt::PreciseTimer);
-        timer_.setInterval(periodMs);
-        connect(&timer_, &QTimer::timeout, this, [this] {
-            const qint64 now = clock_.nsecsElapsed();
-            if (last_ >= 0) worst_ = std::max(worst_, now - last_);
-            last_ = now;
-            ++ticks_;
-        });
-        clock_.start();
-        timer_.start();
-    }
-    void reset() {
-        worst_ = 0;
-        ticks_ = 0;
-        last_ = clock_.nsecsElapsed();
-    }
-    double longestStallMs() const { return std::max(0.0, worst_ / 1e6 - periodMs_); }
-    qint64 ticks() const { return ticks_; }
-
-private:
-    int periodMs_;
-    QTimer timer_;
-    QElapsedTimer clock_;
-    qint64 last_ = -1, worst_ = 0, ticks_ = 0;
-};
-
-}  // namespace
 
 int main(int argc, char** argv) {
     if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
@@ -88,7 +55,7 @@ int main(int argc, char** argv) {
         graphopt::ui::MainWindow w;
         w.setDatabasePath(dir.filePath("runs.db"));
         w.show();
-        StallMeter meter(5);
+        graphopt::bench::StallMeter meter(5);
         QElapsedTimer runClock;
         graphopt::ui::TuningView* v = w.tuningView();
         QObject::connect(&w, &graphopt::ui::MainWindow::modelLoaded, &w, [&] {
@@ -135,7 +102,7 @@ int main(int argc, char** argv) {
     graphopt::ui::MainWindow w;
     w.setDatabasePath(dir.filePath("runs.db"));
     w.show();
-    StallMeter meter(5);
+    graphopt::bench::StallMeter meter(5);
     double loadStall = 0, layoutStall = 0;
     const double seconds = p.value("seconds").toDouble();
     QElapsedTimer runClock;
