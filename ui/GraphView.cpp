@@ -690,11 +690,6 @@ QString GraphView::breadcrumbText() const {
     return text + " " + tr("unfold all");
 }
 
-void GraphView::setFoldAbove(int nodes) {
-    foldAbove_ = std::max(0, nodes);
-    if (graph_) foldByScope();
-}
-
 void GraphView::openScope(int scope) {
     if (!graph_ || scope <= 0) return;
     folding_.open(scope);
@@ -719,6 +714,16 @@ void GraphView::unfoldAll() {
 }
 
 void GraphView::foldByScope() {
+    if (!graph_) return;
+    // Asked for: fold whatever the graph's size (the default folding only starts above foldAbove).
+    folding_.foldToFit(0, std::min(std::max(foldAbove_, 1), kFoldedItems));
+    lastOpened_ = -1;
+    redraw();
+    emit foldingChanged(!folding_.anyFolded());
+}
+
+void GraphView::setFoldAbove(int nodes) {
+    foldAbove_ = std::max(0, nodes);
     if (!graph_) return;
     folding_.openAll();
     if (foldAbove_ > 0) folding_.foldToFit(foldAbove_, std::min(foldAbove_, kFoldedItems));

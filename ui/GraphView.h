@@ -82,7 +82,7 @@ public:
     void openScope(int scope);
     void closeScope(int scope);
     void unfoldAll();
-    void foldByScope();            // back to the default folding for foldAbove()
+    void foldByScope();            // folds by scope whatever the graph's size (View > Fold by Scope)
     bool isFolded() const { return folding_.anyFolded(); }
     QString breadcrumbText() const;  // the breadcrumb's plain text ("" when nothing is open)
     QGraphicsItem* scopeItemFor(int scope) const;  // the folded box of a scope, or nullptr

@@ -335,6 +335,7 @@ void MainWindow::showGraph() { central_->setCurrentWidget(view_); }
 
 void MainWindow::buildDocks() {
     auto* nodesPanel = new QWidget(this);
+    nodesPanel->setMinimumWidth(230);  // scoped names need room (they are elided by scope below that)
     auto* layout = new QVBoxLayout(nodesPanel);
     layout->setContentsMargins(4, 4, 4, 4);
     summary_ = new QLabel(tr("No model loaded."), nodesPanel);

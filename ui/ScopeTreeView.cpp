@@ -28,6 +28,7 @@ ScopeTreeView::ScopeTreeView(QWidget* parent) : QTreeView(parent) {
     proxy_->setFilterRole(kFilterRole);  // "layer3.1/conv2" matches as it does in the flat table
     setModel(proxy_);
     setUniformRowHeights(true);
+    setIndentation(12);
     setAlternatingRowColors(true);
     setSelectionBehavior(SelectRows);
     setSelectionMode(SingleSelection);
@@ -84,9 +85,12 @@ void ScopeTreeView::setGraph(std::shared_ptr<const Graph> graph) {
         parent->appendRow({name, new QStandardItem(QString::fromStdString(n.op)), mflop(n.flops)});
         rowOfNode_[v] = name->index();
     }
+    // The names get the room: a narrow dock still shows "layers.3" and "MatMul_6" whole.
     header()->setSectionResizeMode(0, QHeaderView::Stretch);
-    header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    header()->setSectionResizeMode(1, QHeaderView::Interactive);
     header()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
+    header()->setResizeContentsPrecision(200);
+    header()->resizeSection(1, fontMetrics().horizontalAdvance("1609 ops") + 8);
     header()->setStretchLastSection(false);
 }
 
