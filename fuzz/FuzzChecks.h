@@ -35,6 +35,8 @@
 #include "placement/model/ScheduleProblem.h"
 #include "placement/model/ScheduleSimulator.h"
 #include "placement/partitioners/Partitioners.h"
+#include "graph/LayeredLayout.h"
+#include "graph/ScopeFolding.h"
 #include "tuning/Task.h"
 #include "tuning/Tuner.h"
 #if GRAPHOPT_FUZZ_WITH_TORCH
@@ -164,6 +166,25 @@ inline void partition(const Graph& g, const DeviceModel& devices) {
     }
 }
 
+// What the graph view does with it: the fast layout (every node a finite box, every edge routed
+// or a stub) and folding by scope (every node shown by exactly one item).
+inline void drawing(const Graph& g) {
+    const GraphLayout l = layoutGraphFast(g);
+    if (l.nodes.size() != g.nodeCount()) throw Finding("the fast layout lost nodes");
+    for (const NodeBox& b : l.nodes)
+        if (!std::isfinite(b.x) || !std::isfinite(b.y) || b.x < 0 || b.y < 0) throw Finding("a box off the drawing");
+    for (const EdgeRoute& e : l.edges)
+        if (e.points.size() < 2) throw Finding("an edge without a route");
+    ScopeFolding folding(g);
+    folding.foldToFit(0, 20);
+    const FoldedView v = folding.view();
+    size_t shown = 0;
+    for (const auto& m : v.members) shown += m.size();
+    if (shown != g.nodeCount()) throw Finding("folding by scope shows " + std::to_string(shown) + " of " + std::to_string(g.nodeCount()) + " nodes");
+    (void)layeredLayout(layeredInput(g, folding.tree(), v));
+    for (const Node& n : g.nodes()) (void)elideScopedName(n.name, 12);
+}
+
 // What the program does with a graph a loader accepted.
 inline void exerciseGraph(const Graph& g, const std::string& scratch) {
     if (g.activationBytes() < 0 || g.weightBytes() < 0 || g.inputBytes() < 0) throw Finding("a negative byte total");
@@ -188,6 +209,7 @@ inline void exerciseGraph(const Graph& g, const std::string& scratch) {
         std::remove(scratch.c_str());
     }
     simulate(g, DeviceModel::preset("2xgpu-pcie"));
+    drawing(g);
 }
 
 // Where the JSON round trip writes: the temporary directory, one file per process, under a name

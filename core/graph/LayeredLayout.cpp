@@ -1,6 +1,7 @@
 #include "graph/LayeredLayout.h"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -156,6 +157,26 @@ Ranked rankGraph(const LayeredInput& input, const LayeredOptions& options) {
             const auto [a, b] = pairs[p];
             stubbed[p] = static_cast<int>(succ[a].size()) >= options.stubFanOut && rank[b] - rank[a] >= options.stubSpan;
         }
+    // A bend per rank crossed can explode on graphs with many long edges (a chain of thousands
+    // with skips across it): past the cap the longest edges become stubs, longest first.
+    {
+        std::vector<std::pair<int, size_t>> routed;  // (span, pair)
+        long bends = 0;
+        for (size_t p = 0; p < pairs.size(); ++p)
+            if (!stubbed[p]) {
+                const int span = rank[pairs[p].second] - rank[pairs[p].first];
+                bends += span - 1;
+                if (span > 1) routed.push_back({span, p});
+            }
+        if (bends > options.maxBends) {
+            std::sort(routed.begin(), routed.end(), std::greater<>());
+            for (const auto& [span, p] : routed) {
+                if (bends <= options.maxBends) break;
+                stubbed[p] = 1;
+                bends -= span - 1;
+            }
+        }
+    }
 
     return {std::move(reversed), std::move(pairs), std::move(pairOfEdge), std::move(succ), std::move(pred),
             std::move(topo), std::move(rank), ranks, std::move(stubbed)};

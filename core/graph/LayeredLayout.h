@@ -45,6 +45,9 @@ struct LayeredOptions {
     // of parallel lines down the whole drawing; its tooltip still names the producer.
     int stubFanOut = 8;
     int stubSpan = 4;
+    // At most this many bends; past it the longest edges become stubs too, so time and memory stay
+    // bounded whatever the graph (the bundled models need at most a few thousand).
+    long maxBends = 200000;
 };
 
 // The layout, or an empty one (no nodes) if `cancelled` returned true between phases. Edge routes

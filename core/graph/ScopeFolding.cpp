@@ -1,18 +1,25 @@
 #include "graph/ScopeFolding.h"
 
 #include <algorithm>
+#include <cctype>
 #include <unordered_map>
 #include <unordered_set>
 
 namespace graphopt {
 
-std::vector<std::string> ScopeTree::scopeParts(const std::string& name) {
+std::vector<std::string> ScopeTree::scopeParts(const std::string& name, char separator) {
     std::vector<std::string> parts;
+    if (separator == 0) return parts;
     size_t start = 0;
     while (start <= name.size()) {
-        const size_t slash = name.find('/', start);
+        const size_t slash = name.find(separator, start);
         const size_t end = slash == std::string::npos ? name.size() : slash;
-        if (end > start) parts.push_back(name.substr(start, end - start));
+        if (end > start) {
+            std::string part = name.substr(start, end - start);
+            const bool numeric = std::all_of(part.begin(), part.end(), [](unsigned char c) { return std::isdigit(c); });
+            if (separator == '.' && numeric && !parts.empty()) parts.back() += "." + part;  // "layer.3"
+            else parts.push_back(std::move(part));
+        }
         if (slash == std::string::npos) break;
         start = slash + 1;
     }
@@ -20,7 +27,16 @@ std::vector<std::string> ScopeTree::scopeParts(const std::string& name) {
     return parts;
 }
 
-ScopeTree::ScopeTree(const Graph& g) {
+char ScopeTree::separatorFor(const Graph& g) {
+    size_t dotted = 0;
+    for (const Node& n : g.nodes()) {
+        if (n.name.find('/') != std::string::npos) return '/';
+        dotted += n.name.find('.') != std::string::npos;
+    }
+    return 2 * dotted > g.nodeCount() ? '.' : 0;
+}
+
+ScopeTree::ScopeTree(const Graph& g) : separator_(separatorFor(g)) {
     scopes_.push_back({});  // the root
     std::unordered_map<std::string, int> byPath;
     scopeOfNode_.resize(g.nodeCount(), 0);
@@ -28,8 +44,8 @@ ScopeTree::ScopeTree(const Graph& g) {
         const Node& node = g.nodes()[v];
         int at = 0;
         std::string path;
-        for (const std::string& part : scopeParts(node.name)) {
-            path += "/" + part;
+        for (const std::string& part : scopeParts(node.name, separator_)) {
+            path += (path.empty() && separator_ == '.' ? "" : std::string(1, separator_)) + part;
             auto [it, inserted] = byPath.try_emplace(path, static_cast<int>(scopes_.size()));
             if (inserted) {
                 Scope s;

@@ -1,6 +1,7 @@
 // Name scopes and folding them into boxes, as TensorBoard's graph view does.
 //
-// ONNX exports from PyTorch and TensorFlow name nodes by their module path:
+// ONNX exports from PyTorch and TensorFlow name nodes by their module path (profiled workloads by
+// dotted PyTorch module names: `bert.encoder.layer.3.attention`):
 // `/model/layers.3/self_attn/q_proj/MatMul_6` lies in the scopes `/model`, `/model/layers.3`,
 // `/model/layers.3/self_attn` and `/model/layers.3/self_attn/q_proj`. A ScopeTree holds those
 // scopes with what each contains (op count, FLOPs, bytes); a ScopeFolding says which are open and
@@ -44,12 +45,19 @@ public:
     bool contains(int scope, int node) const;
     size_t nodeCount() const { return scopeOfNode_.size(); }
 
-    // The scope parts of a node name ("/a/b/Conv_3" -> {"a", "b"}); the last part is the op's own name.
-    static std::vector<std::string> scopeParts(const std::string& name);
+    // The scope parts of a node name ("/a/b/Conv_3" -> {"a", "b"}); the last part is the op's own
+    // name. With '.' as the separator (PyTorch module paths, as profiled workloads name their
+    // nodes: "bert.encoder.layer.3.attention.self.query"), a numeric part stays with the one before
+    // it ("layer.3").
+    static std::vector<std::string> scopeParts(const std::string& name, char separator = '/');
+    // '/' when any node name has one, else '.' when most names have one, else 0 (no scopes).
+    static char separatorFor(const Graph& g);
+    char separator() const { return separator_; }
 
 private:
     std::vector<Scope> scopes_;
     std::vector<int> scopeOfNode_;
+    char separator_ = '/';
 };
 
 // What the view draws: items (a node, or a folded scope standing for the nodes inside it) and the

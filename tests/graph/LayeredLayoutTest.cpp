@@ -133,6 +133,28 @@ TEST(LayeredLayout, AValueReadFarAndWideIsDrawnAsStubs) {
     for (const EdgeRoute& e : layeredLayout(in, routed).edges) EXPECT_FALSE(e.stub);
 }
 
+TEST(LayeredLayout, BendsAreCappedByStubbingTheLongestEdges) {
+    // A chain of 400 with an edge from each of the first 100 nodes to the last: ~35,000 bends.
+    LayeredInput in;
+    for (int i = 0; i < 400; ++i) in.sizes.push_back({40, 20});
+    for (int i = 0; i + 1 < 400; ++i) in.edges.push_back({i, i + 1});
+    for (int i = 0; i < 100; ++i) in.edges.push_back({i, 399});
+    LayeredOptions capped;
+    capped.stubFanOut = 0;  // only the cap makes stubs here
+    capped.maxBends = 1000;
+    const GraphLayout l = layeredLayout(in, capped);
+    long bends = 0;
+    int stubs = 0;
+    for (const EdgeRoute& e : l.edges) {
+        stubs += e.stub;
+        if (!e.stub) bends += static_cast<long>(e.points.size()) - 2;
+    }
+    EXPECT_LE(bends, 1000);
+    EXPECT_GT(stubs, 90);
+    for (const EdgeRoute& e : l.edges)
+        if (e.stub) EXPECT_EQ(e.dst, 399);  // only the long edges went
+}
+
 TEST(LayeredLayout, CancelledGivesAnEmptyLayout) {
     const Graph g = generateGraph({GraphFamily::Layered, 300, 1});
     const GraphLayout l = layoutGraphFast(g, {}, [] { return true; });
@@ -225,6 +247,27 @@ TEST(ScopeFolding, HandMadeGraphFoldsIntoTheExpectedBoxesAndReopens) {
     EXPECT_FALSE(f.anyFolded());
     f.close(0);  // the root cannot be folded
     EXPECT_FALSE(f.anyFolded());
+}
+
+TEST(ScopeFolding, DottedModuleNamesOfWorkloadsAreScopesToo) {
+    // Profiled workloads name nodes by PyTorch module path; a layer's index stays with its name.
+    const Graph g = namedGraph({"embeddings.word", "encoder.layer.0.attention.query", "encoder.layer.0.attention.key",
+                                "encoder.layer.1.attention.query", "encoder.layer.1.output", "Transpose8"});
+    const ScopeTree t(g);
+    EXPECT_EQ(t.separator(), '.');
+    EXPECT_EQ(ScopeTree::scopeParts("encoder.layer.0.attention.query", '.'),
+              (std::vector<std::string>{"encoder", "layer.0", "attention"}));
+    const int layer0 = t.find("encoder.layer.0");
+    ASSERT_GE(layer0, 0);
+    EXPECT_EQ(t.scopes()[layer0].label, "layer.0");
+    EXPECT_EQ(t.scopes()[layer0].nodeCount, 2);
+    EXPECT_EQ(t.scopeOf(5), 0);  // "Transpose8": no scope
+    ScopeFolding f(g);
+    f.foldToFit(0, 4);  // embeddings.word (one node), encoder (4 nodes) as a box... then its layers
+    EXPECT_TRUE(f.anyFolded());
+    // ONNX names with '/' keep '/' even when parts have dots.
+    EXPECT_EQ(ScopeTree::separatorFor(namedGraph({"/a.b/c", "d.e"})), '/');
+    EXPECT_EQ(ScopeTree::separatorFor(namedGraph({"conv1", "relu1", "fc.x"})), 0);
 }
 
 TEST(ScopeFolding, SmallOrUnscopedGraphsStayOpen) {
