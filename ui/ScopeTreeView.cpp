@@ -76,8 +76,9 @@ void ScopeTreeView::setGraph(std::shared_ptr<const Graph> graph) {
     rowOfNode_.resize(graph->nodeCount());
     for (size_t v = 0; v < graph->nodeCount(); ++v) {
         const Node& n = graph->nodes()[v];
-        const size_t slash = n.name.rfind('/');
-        auto* name = new QStandardItem(QString::fromStdString(slash == std::string::npos ? n.name : n.name.substr(slash + 1)));
+        const size_t cut = tree.separator() ? n.name.rfind(tree.separator()) : std::string::npos;
+        const bool scoped = cut != std::string::npos && tree.scopeOf(static_cast<int>(v)) != 0;
+        auto* name = new QStandardItem(QString::fromStdString(scoped ? n.name.substr(cut + 1) : n.name));
         name->setData(static_cast<int>(v), kNodeRole);
         name->setData(QString::fromStdString(n.name + " " + n.op), kFilterRole);
         name->setToolTip(QString::fromStdString(n.name));
