@@ -594,7 +594,6 @@ void GraphView::buildScene(const FoldedView& fv, const GraphLayout& layout) {
     scene()->clear();
     nodeItems_.assign(graph_->nodeCount(), nullptr);
     scopeItems_.clear();
-    itemOfNode_ = fv.itemOfNode;
     const Graph& g = *graph_;
     // Items are added with the scene's index off, then indexed once: adding thousands of items
     // to a live BSP tree costs far more than building it at the end.

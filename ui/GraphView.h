@@ -129,7 +129,6 @@ private:
     std::optional<GraphLayout> fullLayout_;  // of the whole graph, the latest received
     std::vector<NodeItem*> nodeItems_;       // by node id; nullptr inside a folded box
     std::vector<ScopeItem*> scopeItems_;
-    std::vector<int> itemOfNode_;            // the drawn item index showing each node
     int lastOpened_ = -1;                    // the scope the breadcrumb follows
     bool drawn_ = false;
     QLabel* legend_ = nullptr;
