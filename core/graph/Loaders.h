@@ -37,6 +37,19 @@ struct LoadOptions {
 Graph loadGraph(const std::string& path, const LoadOptions& options, GraphFormat format = GraphFormat::Auto);
 
 Graph loadOnnx(const std::string& path, const LoadOptions& options = {});
+// The value of a constant tensor of a model: its element type, shape and elements (as doubles,
+// row-major).
+struct ConstantValue {
+    DType dtype = DType::Float32;
+    std::vector<int64_t> shape;
+    std::vector<double> values;
+};
+using ConstantValues = std::map<std::string, ConstantValue>;
+// loadOnnx, and with `values` given, the values of the model's constants by tensor name: every
+// initializer whose data is in the file and every Constant node, after shape folding (so the
+// folded shape computations' results are there too). Executing a model needs them (Clip's bounds,
+// Pad's pads, a model's weights when it has them); describing its work does not.
+Graph loadOnnx(const std::string& path, const LoadOptions& options, ConstantValues* values);
 Graph loadCostGraphText(const std::string& path);  // TensorFlow CostGraphDef, protobuf text format
 Graph loadDot(const std::string& path);            // Graphviz DOT, via cgraph
 Graph loadJson(const std::string& path);           // native JSON (docs/formats.md)

@@ -20,6 +20,7 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <set>
@@ -148,9 +149,84 @@ bool needsShapeInference(const onnx::GraphProto& g) {
     return false;
 }
 
+
+// The values of an ONNX tensor (data inline: typed fields or raw_data, little-endian), as doubles;
+// false for external data or a type we do not read.
+bool tensorValues(const onnx::TensorProto& t, ConstantValue& out) {
+    if (t.data_location() == onnx::TensorProto::EXTERNAL) return false;
+    out.dtype = fromOnnxType(t.data_type());
+    out.shape.assign(t.dims().begin(), t.dims().end());
+    int64_t count = 1;
+    for (int64_t d : out.shape) {
+        if (d < 0 || d > (int64_t(1) << 40) / std::max<int64_t>(1, count)) return false;
+        count *= d;
+    }
+    out.values.clear();
+    const std::string& raw = t.raw_data();
+    auto fromRaw = [&](auto sample) {
+        using E = decltype(sample);
+        if (raw.size() != size_t(count) * sizeof(E)) return false;
+        out.values.resize(size_t(count));
+        for (int64_t i = 0; i < count; ++i) {
+            E e;
+            std::memcpy(&e, raw.data() + size_t(i) * sizeof(E), sizeof(E));
+            out.values[size_t(i)] = double(e);
+        }
+        return true;
+    };
+    switch (t.data_type()) {
+        case onnx::TensorProto::FLOAT:
+            if (!raw.empty()) return fromRaw(float{});
+            out.values.assign(t.float_data().begin(), t.float_data().end());
+            break;
+        case onnx::TensorProto::DOUBLE:
+            if (!raw.empty()) return fromRaw(double{});
+            out.values.assign(t.double_data().begin(), t.double_data().end());
+            break;
+        case onnx::TensorProto::INT64:
+            if (!raw.empty()) return fromRaw(int64_t{});
+            out.values.assign(t.int64_data().begin(), t.int64_data().end());
+            break;
+        case onnx::TensorProto::INT32:
+            if (!raw.empty()) return fromRaw(int32_t{});
+            out.values.assign(t.int32_data().begin(), t.int32_data().end());
+            break;
+        case onnx::TensorProto::BOOL:
+        case onnx::TensorProto::UINT8:
+            if (!raw.empty()) return fromRaw(uint8_t{});
+            out.values.assign(t.int32_data().begin(), t.int32_data().end());
+            break;
+        default: return false;
+    }
+    return int64_t(out.values.size()) == count;
+}
+
+// The value a Constant node gives its output.
+bool constantNodeValues(const onnx::NodeProto& n, ConstantValue& out) {
+    for (const auto& a : n.attribute()) {
+        if (a.name() == "value" && a.has_t()) return tensorValues(a.t(), out);
+        if (a.name() == "value_float" || a.name() == "value_int") {
+            out.dtype = a.name() == "value_float" ? DType::Float32 : DType::Int64;
+            out.shape.clear();
+            out.values = {a.name() == "value_float" ? double(a.f()) : double(a.i())};
+            return true;
+        }
+        if (a.name() == "value_floats" || a.name() == "value_ints") {
+            out.dtype = a.name() == "value_floats" ? DType::Float32 : DType::Int64;
+            if (a.name() == "value_floats") out.values.assign(a.floats().begin(), a.floats().end());
+            else out.values.assign(a.ints().begin(), a.ints().end());
+            out.shape = {int64_t(out.values.size())};
+            return true;
+        }
+    }
+    return false;
+}
+
 }  // namespace
 
-Graph loadOnnx(const std::string& path, const LoadOptions& options) {
+Graph loadOnnx(const std::string& path, const LoadOptions& options) { return loadOnnx(path, options, nullptr); }
+
+Graph loadOnnx(const std::string& path, const LoadOptions& options, ConstantValues* values) {
     const std::string bytes = readFileForLoader(path);
     if (bytes.empty()) throwLoadError(path, "file is empty");
 
@@ -333,6 +409,10 @@ Graph loadOnnx(const std::string& path, const LoadOptions& options) {
         for (int64_t d : info.shape)
             if (d < 0) throwLoadError(path, "initializer '" + init.name() + "' has a negative dimension");
         g.addTensor(makeTensor(init.name(), TensorKind::Weight, info));
+        if (values) {
+            ConstantValue v;
+            if (tensorValues(init, v)) (*values)[init.name()] = std::move(v);
+        }
     }
     if (externalWeights) g.metadata["onnx.external_weights"] = std::to_string(externalWeights);
     // Which graph inputs feed only parameter slots (rule 3).
@@ -370,6 +450,10 @@ Graph loadOnnx(const std::string& path, const LoadOptions& options) {
             if (g.findTensor(np.output(0)) >= 0)
                 throwLoadError(path, "node '" + name + "' writes tensor '" + np.output(0) + "' that already exists");
             g.addTensor(makeTensor(np.output(0), TensorKind::Weight, constantTypeInfo(np)));
+            if (values) {
+                ConstantValue v;
+                if (constantNodeValues(np, v)) (*values)[np.output(0)] = std::move(v);
+            }
             continue;
         }
 
