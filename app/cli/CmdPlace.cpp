@@ -15,6 +15,7 @@
 #include "ModelOptions.h"
 #include "StoreOptions.h"
 #include "graph/Loaders.h"
+#include "execution/MeasuredCosts.h"
 #include "placement/PlacementEngines.h"
 #include "placement/PlacementExport.h"
 #include "placement/PlacementRun.h"
@@ -44,6 +45,8 @@ CommandSpec placeCommand() {
                        {},
                        std::string("the model's own devices (a NeurIPS 2020 workload), else ") +
                            DeviceModel::defaultPresetName()},
+                      {"costs", "FILE", "", "measured op costs (`graphopt profile`) for the devices of their kind",
+                       {}, "the device model's estimates"},
                       {"budget", "EVALS", "5000", "decoder evaluations"},
                       {"seed", "S", "1", "random seed"},
                       {"threads", "T", "0", "worker threads (0 = all cores)"},
@@ -112,6 +115,10 @@ int cmdPlace(const ArgList& argv) {
     if (own) spec.devices = own->name;
     DeviceModel devices = given ? *given : own ? *own : DeviceModel::load(spec.devices);
     if (!exportPath.empty()) checkPlacementExportable(g, devices, exportFormat);  // before the run, not after
+    if (args.has("costs")) {
+        const std::string costsPath = args.require("costs");
+        spec.params.update(exec::MeasuredCosts::load(costsPath).placementParams(g, costsPath));
+    }
     const auto inputDims = g.metadata.find("onnx.input_dims");
     PlacementRun run(g, spec, devices, path);  // refuses a bad engine parameter before anything is stored
     // Recorded in the run store (--db PATH, default in the XDG data folder) unless --no-store;

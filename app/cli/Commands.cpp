@@ -13,6 +13,9 @@ std::vector<Command> commands() {
         {tuneCommand(), cmdTune},
         {trainPolicyCommand(), cmdTrainPolicy},
         {evalPolicyCommand(), cmdEvalPolicy},
+        {profileCommand(), cmdProfile},
+        {executeCommand(), cmdExecute},
+        {calibrateCommand(), cmdCalibrate},
         {runsCommand(), cmdRuns},
         {enginesCommand(), cmdEngines},
     };

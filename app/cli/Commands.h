@@ -64,6 +64,9 @@ CommandSpec tuneCommand();
 CommandSpec trainPolicyCommand();
 CommandSpec evalPolicyCommand();
 CommandSpec enginesCommand();
+CommandSpec profileCommand();
+CommandSpec executeCommand();
+CommandSpec calibrateCommand();
 
 int cmdInfo(const ArgList& args);
 int cmdGenerate(const ArgList& args);
@@ -76,5 +79,8 @@ int cmdTune(const ArgList& args);
 int cmdTrainPolicy(const ArgList& args);
 int cmdEvalPolicy(const ArgList& args);
 int cmdEngines(const ArgList& args);
+int cmdProfile(const ArgList& args);
+int cmdExecute(const ArgList& args);
+int cmdCalibrate(const ArgList& args);
 
 }  // namespace graphopt::cli

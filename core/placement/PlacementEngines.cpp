@@ -83,7 +83,10 @@ const std::vector<ParamSpec>& placementRunParams() {
                            "each node runs once per micro-batch on its device, weights count once"),
         ParamSpec::object("measured_costs_s",
                           "{node name: seconds}: measured costs that replace the device model's estimate "
-                          "(e.g. from kernel tuning)"),
+                          "(`graphopt profile`'s cost file, kernel tuning)"),
+        ParamSpec::string("measured_costs_kind", "",
+                          "the device kind measured_costs_s was measured on (\"cpu\"): only devices of that kind "
+                          "take them; empty = every device"),
     };
     return p;
 }

@@ -45,29 +45,43 @@ std::unique_ptr<RunOutcome> PlacementRun::execute(const RunReporter& reporter, c
     return std::make_unique<PlacementResult>(run(reporter, cancel));
 }
 
-PlacementResult PlacementRun::run(const RunReporter& reporter, const CancellationToken* cancel) {
-    const auto t0 = std::chrono::steady_clock::now();
+std::shared_ptr<ScheduleProblem> compilePlacementProblem(const Graph& graph, const DeviceModel& devices,
+                                                         const RunSpec& spec) {
     ScheduleOptions opts;
-    opts.objective = objectiveFromName(spec_.objective);
-    opts.countWeights = spec_.params.value("count_weights", true);
-    opts.microBatches = spec_.params.value("micro_batches", 1);
-    auto compiled = std::make_shared<ScheduleProblem>(graph_, devices_, opts);
-    // Measured costs (e.g. from the tuning engine) replace the model's estimate for those nodes,
-    // scaled per device like any given cost.
-    if (spec_.params.contains("measured_costs_s")) {
-        const auto& measured = spec_.params["measured_costs_s"];
+    opts.objective = objectiveFromName(spec.objective);
+    opts.countWeights = spec.params.value("count_weights", true);
+    opts.microBatches = spec.params.value("micro_batches", 1);
+    auto compiled = std::make_shared<ScheduleProblem>(graph, devices, opts);
+    // Measured costs (a profile's cost file, the tuning engine) replace the model's estimate for
+    // those nodes, scaled per device like any given cost, on the devices of the kind measured.
+    if (spec.params.contains("measured_costs_s")) {
+        const auto& measured = spec.params["measured_costs_s"];
         if (!measured.is_object()) throw std::invalid_argument("params.measured_costs_s must map node names to seconds");
+        const std::string kind = spec.params.value("measured_costs_kind", std::string());
+        std::vector<int> takers;
+        for (int k = 0; k < compiled->d; ++k)
+            if (kind.empty() || devices.devices[size_t(k)].kind == kind) takers.push_back(k);
+        if (takers.empty())
+            throw std::invalid_argument("the costs were measured on devices of kind '" + kind + "', and none of " +
+                                        devices.name + "'s devices is of that kind");
         for (auto it = measured.begin(); it != measured.end(); ++it) {
-            const int v = graph_.findNode(it.key());
+            const int v = graph.findNode(it.key());
             if (v < 0) throw std::invalid_argument("params.measured_costs_s names unknown node '" + it.key() + "'");
             if (!it.value().is_number() || it.value().get<double>() < 0)
                 throw std::invalid_argument("params.measured_costs_s['" + it.key() + "'] must be a number >= 0");
-            for (int k = 0; k < compiled->d; ++k)
-                compiled->opCost[size_t(v) * compiled->d + k] = it.value().get<double>() / devices_.devices[k].speedFactor;
+            for (int k : takers)
+                compiled->opCost[size_t(v) * compiled->d + k] = it.value().get<double>() / devices.devices[size_t(k)].speedFactor;
         }
     }
     compiled->computeCostBound();  // the costs are final: the infeasibility penalty's scale,
     compiled->preparePipeline();   // and the pipeline copies them
+    return compiled;
+}
+
+PlacementResult PlacementRun::run(const RunReporter& reporter, const CancellationToken* cancel) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto compiled = compilePlacementProblem(graph_, devices_, spec_);
+    const ScheduleOptions& opts = compiled->options;
     std::shared_ptr<const ScheduleProblem> problem = compiled;
 
     int threads = spec_.threads > 0 ? spec_.threads : int(std::max(1u, std::thread::hardware_concurrency()));

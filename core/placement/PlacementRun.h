@@ -14,9 +14,17 @@
 #include "graph/Graph.h"
 #include "placement/model/DeviceModel.h"
 #include "placement/model/PlacementResult.h"
+#include "placement/model/ScheduleProblem.h"
 #include "run/RunContract.h"
 
 namespace graphopt {
+
+// The problem a placement run decodes: the device model's costs for the spec's objective and
+// params (count_weights, micro_batches), with measured_costs_s replacing the estimate of those
+// nodes on the devices of kind measured_costs_kind (every device when it is empty), divided by each
+// device's speed factor. Throws std::invalid_argument for a bad parameter, naming it.
+std::shared_ptr<ScheduleProblem> compilePlacementProblem(const Graph& graph, const DeviceModel& devices,
+                                                         const RunSpec& spec);
 
 class PlacementRun : public Run {
 public:

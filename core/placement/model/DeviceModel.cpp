@@ -35,7 +35,8 @@ double DeviceModel::transferS(int from, int to, int64_t bytes) const {
 }
 
 std::vector<std::string> DeviceModel::presetNames() {
-    return {"2xgpu-pcie", "4xgpu-nvlink", "cpu+gpu", "4xv100-16gb-nvlink", "8xa100-40gb-nvlink", "2xt4-16gb-pcie"};
+    return {"2xgpu-pcie",         "4xgpu-nvlink",     "cpu+gpu", "4xv100-16gb-nvlink", "8xa100-40gb-nvlink",
+            "2xt4-16gb-pcie",     "cpu-cores"};
 }
 
 namespace {
@@ -75,6 +76,20 @@ DeviceModel DeviceModel::preset(const std::string& name) {
     // T4 16 GB: 8.1 TFLOP/s fp32, 320 GB/s GDDR6, PCIe 3 x16: 15.75 GB/s per direction in
     // theory, ~12 GB/s measured; ~10 us per transfer.
     if (name == "2xt4-16gb-pcie") return DeviceModel(name, gpus(2, 8.1e12, 16, 320e9), LinkSpec{10e-6, 12e9});
+    // Two cores of one CPU, as `graphopt execute` runs a placement (one pinned worker per core,
+    // libtorch on one thread): the figures `graphopt calibrate` measured on a 2-core AMD EPYC
+    // (AVX-512) host: libtorch's 3x3 conv at 70 GFLOP/s on one core, copies at 13.8 GB/s within a
+    // core, and a hand-over to the other core of 37 us (a sleeping worker's wake-up) + bytes at
+    // 6.7 GB/s. Memory: 4 GiB each, a share of the host's. Calibrate for the machine at hand.
+    if (name == "cpu-cores") {
+        std::vector<DeviceSpec> cores;
+        for (int k = 0; k < 2; ++k) {
+            DeviceSpec d{"core" + std::to_string(k), 70e9, 2e-6, int64_t(4) << 30, 13.8e9, 1.0};
+            d.kind = "cpu";
+            cores.push_back(d);
+        }
+        return DeviceModel(name, cores, LinkSpec{37e-6, 6.7e9});
+    }
     std::string list;
     for (const auto& p : presetNames()) list += (list.empty() ? "" : ", ") + p;
     throw std::invalid_argument("unknown device preset '" + name + "' (presets: " + list +
