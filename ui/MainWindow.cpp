@@ -52,6 +52,12 @@
 #include "NodeTableModel.h"
 #include "graph/GraphCompleteness.h"
 #include "graph/Loaders.h"
+#include "ChildProcess.h"
+#include "execution/ProfileRun.h"
+#include "run/ResourceLocator.h"
+#include "placement/PlacementExport.h"
+#include <QDir>
+#include <QStandardPaths>
 
 namespace graphopt::ui {
 
@@ -125,6 +131,22 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     layoutNotice_->setSingleShot(true);
 
     runJob_ = new BackgroundJob(this);
+    machineJob_ = new BackgroundJob(this);
+    connect(machineJob_, &BackgroundJob::finished, this, &MainWindow::onMachineJobFinished);
+    connect(machineJob_, &BackgroundJob::failed, this, [this](const QString& message) {
+        updateMachineActions();
+        runPanel_->setStatus(tr("On this machine: %1").arg(message));
+        statusBar()->showMessage(message, 10000);
+        emit machineJobFailed(message);
+    });
+    connect(machineJob_, &BackgroundJob::progress, this, [this](const QVector<ProgressEvent>& events) {
+        if (events.isEmpty()) return;
+        const auto& v = events.back().values;
+        if (v.contains("pass"))
+            statusBar()->showMessage(tr("Profiling on this CPU: forward pass %1 of %2")
+                                         .arg(v.value("pass", 0))
+                                         .arg(v.value("passes", 0)));
+    });
     setDatabasePath(QString::fromStdString(RunStore::defaultPath()));
     buildDocks();
     buildActions();
@@ -446,8 +468,16 @@ bool MainWindow::startRun() {
         statusBar()->showMessage(tr("A run is already going"), 5000);
         return false;
     }
-    const RunSpec spec = runPanel_->spec();
+    RunSpec spec = runPanel_->spec();
     QString error;
+    if (runPanel_->useMeasuredCosts() && measured_) {
+        try {
+            spec.params.update(measured_->placementParams(*graph_, measuredPath_.toStdString()));
+        } catch (const std::exception& e) {
+            runPanel_->setStatus(tr("Cannot start: %1").arg(QString::fromStdString(e.what())));
+            return false;
+        }
+    }
     // Made here, on the GUI thread, so a bad spec (unknown engine, devices file, parameter) is
     // refused before any thread starts or anything is stored. The run keeps the graph alive.
     std::shared_ptr<Run> run;
@@ -507,6 +537,8 @@ void MainWindow::onStepReady(qint64 step, const std::shared_ptr<const RunOutcome
 
 void MainWindow::showPlacementResult(const PlacementResult& result, const QString& prefix, const QString& suffix) {
     lastResult_ = std::make_unique<PlacementResult>(result);
+    executionSummary_.clear();
+    updateMachineActions();
     applyPlacementToView();
     schedule_->setResult(result, graph_.get());
     std::vector<int64_t> capacities = result.deviceCapacityBytes;  // the result's own limits first
@@ -620,6 +652,23 @@ void MainWindow::buildActions() {
     });
     findAct->setShortcut(QKeySequence::Find);
 
+    QMenu* modelMenu = menuBar()->addMenu(tr("&Model"));
+    profileAct_ = modelMenu->addAction(tr("&Profile on This CPU"), this, [this] {
+        QString error;
+        if (!profileModel(&error)) QMessageBox::warning(this, tr("Cannot profile"), error);
+    });
+    profileAct_->setObjectName("profileAction");
+    profileAct_->setToolTip(tr("Time every operator with libtorch on this CPU (one thread): the Measured column, "
+                               "and measured costs for the next run"));
+    executeAct_ = modelMenu->addAction(tr("&Run on This Machine"), this, [this] {
+        QString error;
+        if (!runOnThisMachine(&error)) QMessageBox::warning(this, tr("Cannot run on this machine"), error);
+    });
+    executeAct_->setObjectName("executeAction");
+    executeAct_->setToolTip(tr("Execute the placement shown on this machine's cores (devices cpu-cores) and compare "
+                               "the measured time with the prediction"));
+    updateMachineActions();
+
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About GraphOpt Studio"), this, &MainWindow::showAbout);
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
@@ -720,6 +769,13 @@ void MainWindow::onLoadFinished() {
     schedule_->clear();
     memory_->clear();
     model_->setGraph(out.graph);
+    measured_.reset();
+    measuredPath_.clear();
+    executionSummary_.clear();
+    model_->setMeasuredCosts({});
+    runPanel_->offerMeasuredCosts(QString());
+    table_->setColumnHidden(NodeTableModel::Measured, true);
+    updateMachineActions();
     scopeTree_->setGraph(out.graph);
     groupByScope_->setVisible(scopeTree_->hasScopes());
     setGroupByScope(groupByScope_->isChecked());
@@ -895,6 +951,20 @@ void MainWindow::showNodeProperties(int node) {
     if (n.computeCostS >= 0)
         html += QString("<tr><td>compute cost</td><td>%1 &micro;s</td></tr>").arg(loc.toString(n.computeCostS * 1e6, 'f', 2));
     if (n.tempBytes > 0) html += QString("<tr><td>temporary</td><td>%1</td></tr>").arg(loc.formattedDataSize(n.tempBytes));
+    if (measured_) {
+        auto it = measured_->costs.find(n.name);
+        if (it != measured_->costs.end())
+            html += QString("<tr><td>measured</td><td>%1 (%2 to %3, %4 runs; %5)</td></tr>")
+                        .arg(QString::fromStdString(units::seconds(it->second.medianS)),
+                             QString::fromStdString(units::seconds(it->second.minS)),
+                             QString::fromStdString(units::seconds(it->second.maxS)))
+                        .arg(it->second.repeats)
+                        .arg(QString::fromStdString(it->second.source).toHtmlEscaped());
+        else
+            for (const auto& np : measured_->notProfiled)
+                if (np.node == n.name)
+                    html += QString("<tr><td>measured</td><td>not run: %1</td></tr>").arg(QString::fromStdString(np.reason).toHtmlEscaped());
+    }
     if (lastResult_ && node < static_cast<int>(lastResult_->placement.size())) {
         const int d = lastResult_->placement[node];
         if (d >= 0 && d < static_cast<int>(lastResult_->deviceNames.size()))
@@ -961,6 +1031,155 @@ void MainWindow::updateRecentMenu() {
     for (const QString& path : recent)
         recentMenu_->addAction(QFileInfo(path).fileName(), this, [this, path] { openModel(path); })->setToolTip(path);
     recentMenu_->setEnabled(!recent.isEmpty());
+}
+
+}  // namespace graphopt::ui
+
+namespace graphopt::ui {
+
+void MainWindow::updateMachineActions() {
+    if (!profileAct_) return;
+    const bool onnx = graph_ && currentPath_.endsWith(".onnx", Qt::CaseInsensitive);
+    const bool busy = machineJob_ && machineJob_->isRunning();
+    profileAct_->setEnabled(onnx && !busy);
+    bool onCores = lastResult_ && !lastResult_->deviceNames.empty();
+    if (lastResult_)
+        for (const auto& d : lastResult_->deviceNames) onCores = onCores && d.rfind("core", 0) == 0;
+    executeAct_->setEnabled(onnx && onCores && !busy);
+}
+
+bool MainWindow::profileModel(QString* error) {
+    auto fail = [&](const QString& why) {
+        if (error) *error = why;
+        return false;
+    };
+    if (!graph_) return fail(tr("Open a model first."));
+    if (!currentPath_.endsWith(".onnx", Qt::CaseInsensitive))
+        return fail(tr("Profiling runs the model's operators: it needs an ONNX model (%1 describes costs, not operators).")
+                        .arg(QFileInfo(currentPath_).fileName()));
+    if (machineJob_->isRunning()) return fail(tr("A profile or an execution is already going."));
+    // The run reads the model with its constants (Clip's bounds, Pad's pads); the file was read
+    // safely once already, in the loader's child process.
+    struct Profiled {
+        ConstantValues constants;
+        Graph graph;
+        std::unique_ptr<exec::ProfileRun> run;
+    };
+    auto held = std::make_shared<Profiled>();
+    try {
+        LoadOptions options;
+        options.batch = runPanel_->batch() > 1 ? runPanel_->batch() : 0;
+        held->graph = loadOnnx(currentPath_.toStdString(), options, &held->constants);
+        RunSpec spec;
+        spec.threads = 1;
+        held->run = std::make_unique<exec::ProfileRun>(held->graph, held->constants, spec, currentPath_.toStdString());
+    } catch (const std::exception& e) {
+        return fail(QString::fromStdString(e.what()));
+    }
+    std::shared_ptr<Run> run(held, held->run.get());
+    QString why;
+    if (!machineJob_->startRun(run, dbPath_, &why)) return fail(why);
+    updateMachineActions();
+    runPanel_->setStatus(tr("Profiling %1 on this CPU ...").arg(QFileInfo(currentPath_).fileName()));
+    return true;
+}
+
+bool MainWindow::runOnThisMachine(QString* error) {
+    auto fail = [&](const QString& why) {
+        if (error) *error = why;
+        return false;
+    };
+    if (!graph_ || !lastResult_) return fail(tr("Place the model first, on the devices cpu-cores."));
+    if (!currentPath_.endsWith(".onnx", Qt::CaseInsensitive)) return fail(tr("Running a placement needs an ONNX model."));
+    if (machineJob_->isRunning()) return fail(tr("A profile or an execution is already going."));
+    DeviceModel devices;
+    const std::string devicesName = !runSpec_.devices.empty() ? runSpec_.devices : lastResult_->devices;
+    try {
+        devices = DeviceModel::load(devicesName);
+        for (const auto& d : devices.devices)
+            if (d.kind != "cpu")
+                return fail(tr("The placement is on %1, whose device %2 is not one of this machine's cores: place on "
+                               "cpu-cores (or a file from `graphopt calibrate`).")
+                                .arg(QString::fromStdString(devices.name), QString::fromStdString(d.name)));
+    } catch (const std::exception& e) {
+        return fail(QString::fromStdString(e.what()));
+    }
+    const QString dir = QDir::tempPath() + "/graphopt-studio-" + QString::number(QCoreApplication::applicationPid());
+    QDir().mkpath(dir);
+    const QString placement = dir + "/placement.json";
+    try {
+        writePlacementExport(placement.toStdString(), *graph_, devices, *lastResult_, PlacementExportFormat::Graphopt);
+    } catch (const std::exception& e) {
+        return fail(QString::fromStdString(e.what()));
+    }
+    QStringList args{"execute", currentPath_, "--placement", placement, "--devices", QString::fromStdString(devicesName),
+                     "--repeats", "5", "--json"};
+    if (runPanel_->batch() > 1) args << "--batch" << QString::number(runPanel_->batch());
+    if (measured_) args << "--costs" << measuredPath_;
+    const QString cli = layoutJob_->cliPath();
+    machineJob_->start([cli, args](JobContext& ctx) -> std::any {
+        const ChildOutcome r = runChild(cli, args, [&ctx] { return ctx.cancelled(); }, 10 * 60 * 1000);
+        if (r.stopped) throw std::runtime_error("cancelled");
+        if (r.timedOut) throw std::runtime_error("graphopt execute ran past 10 minutes and was stopped");
+        if (r.crashed || r.exitCode != 0)
+            throw std::runtime_error(r.err.isEmpty() ? "graphopt execute failed" : r.err.toStdString());
+        return nlohmann::json::parse(r.out.toStdString());
+    });
+    updateMachineActions();
+    runPanel_->setStatus(tr("Running the placement on this machine's cores ..."));
+    return true;
+}
+
+void MainWindow::onMachineJobFinished() {
+    updateMachineActions();
+    auto q = [](const std::string& s) { return QString::fromStdString(s); };
+    if (const auto* profiled = machineJob_->outcomeAs<exec::ProfileResult>()) {
+        if (profiled->status() != RunStatus::Finished) {
+            runPanel_->setStatus(tr("Profile cancelled."));
+            return;
+        }
+        measured_ = std::make_shared<exec::MeasuredCosts>(profiled->costs);
+        // Beside the user's policies and device files: ~/.local/share/graphopt-studio/costs.
+        const QString folder = QDir::cleanPath(QString::fromStdString(userPolicyDir()) + "/../costs");
+        QDir().mkpath(folder);
+        measuredPath_ = folder + "/" + QFileInfo(currentPath_).completeBaseName() + ".costs.json";
+        try {
+            measured_->save(measuredPath_.toStdString());
+        } catch (const std::exception& e) {
+            statusBar()->showMessage(q(e.what()), 10000);
+        }
+        model_->setMeasuredCosts(measured_->costs);
+        table_->setColumnHidden(NodeTableModel::Measured, false);
+        runPanel_->offerMeasuredCosts(tr("%1 ops, %2 on 1 thread").arg(measured_->costs.size()).arg(q(units::seconds(measured_->totalS()))));
+        QString text = tr("Profiled on this CPU: %1 operators, sum %2").arg(measured_->costs.size()).arg(q(units::seconds(measured_->totalS())));
+        if (!measured_->notProfiled.empty()) text += tr(", %1 not run (estimates kept)").arg(measured_->notProfiled.size());
+        if (measured_->loaded) text += tr("; the machine was busy");
+        runPanel_->setStatus(text);
+        statusBar()->showMessage(text, 10000);
+        emit profileFinished();
+        return;
+    }
+    const auto* j = machineJob_->resultAs<nlohmann::json>();
+    if (!j) return;
+    const double predicted = j->value("predicted_makespan_s", 0.0), measured = j->value("measured_makespan_s", 0.0);
+    QString text = tr("On this machine (%1%2): measured %3, predicted %4 (%5%6 %)")
+                       .arg(q(j->value("machine", std::string())), j->value("machine_loaded", false) ? tr(", busy") : tr(", idle"))
+                       .arg(q(units::seconds(measured)), q(units::seconds(predicted)))
+                       .arg(j->value("error_pct", 0.0) >= 0 ? "+" : "")
+                       .arg(QLocale().toString(j->value("error_pct", 0.0), 'f', 1));
+    QStringList perDevice;
+    for (const auto& d : j->value("per_device", nlohmann::json::array()))
+        if (d.value("ops", 0) > 0)
+            perDevice << tr("%1: busy %2 (predicted %3), peak %4")
+                             .arg(q(d.value("device", std::string())), q(units::seconds(d.value("measured_busy_s", 0.0))),
+                                  q(units::seconds(d.value("predicted_busy_s", 0.0))),
+                                  q(units::bytes(double(d.value("measured_peak_bytes", int64_t(0)))))) ;
+    if (!perDevice.isEmpty()) text += "; " + perDevice.join("; ");
+    if (!measured_) text += tr(" (predicted with the estimates: profile the model for measured costs)");
+    executionSummary_ = text;
+    runPanel_->setStatus(text);
+    statusBar()->showMessage(text, 15000);
+    emit executionFinished(text);
 }
 
 }  // namespace graphopt::ui

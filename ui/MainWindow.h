@@ -13,6 +13,7 @@
 
 #include "graph/Graph.h"
 #include "placement/model/PlacementResult.h"
+#include "execution/MeasuredCosts.h"
 #include "run/Run.h"
 #include "run/RunContract.h"
 
@@ -108,6 +109,19 @@ public:
     bool startRun();
     const PlacementResult* lastResult() const { return lastResult_.get(); }
 
+    // Model > Profile on This CPU: every op of the (ONNX) model timed with libtorch on one thread
+    // (exec::ProfileRun, recorded in the store) on a worker thread; the costs then show in the Nodes
+    // table and the node properties, are saved to the user's data folder and are offered to the
+    // next run ("Measured costs"). False with the reason when it cannot start.
+    bool profileModel(QString* error = nullptr);
+    const exec::MeasuredCosts* measuredCosts() const { return measured_.get(); }
+    // Model > Run on This Machine: the last placement, when it is on this machine's cores
+    // (cpu-cores or a calibrated file), executed by `graphopt execute` in a child process; the
+    // measured makespan beside the prediction goes to the run summary. False with the reason.
+    bool runOnThisMachine(QString* error = nullptr);
+    QString executionSummary() const { return executionSummary_; }
+    BackgroundJob* machineJob() const { return machineJob_; }
+
     // The About box's text: version (the one of --version), what the program does, and where this
     // window stores its runs (databasePath()).
     static QString aboutText(const QString& databasePath);
@@ -120,6 +134,9 @@ signals:
     void layoutFailed(const QString& message);
     void runFinished(qint64 runId);
     void runFailed(const QString& message);
+    void profileFinished();
+    void executionFinished(const QString& summary);
+    void machineJobFailed(const QString& message);
     // Step mode: generation `step` is shown (population, best placement, Gantt) and the run waits.
     void stepShown(qint64 step);
 
@@ -196,6 +213,15 @@ private:
     int loadGeneration_ = 0;  // a newer openModel() makes older results stale
     std::shared_ptr<std::atomic<bool>> loadCancel_;  // set to stop the running load's reader
     int loadTimeoutMs_ = 120000;
+    // Profiling and executing on this machine (their own job: a placement run may go meanwhile).
+    BackgroundJob* machineJob_ = nullptr;
+    std::shared_ptr<exec::MeasuredCosts> measured_;  // of the model shown
+    QString measuredPath_;                           // its cost file
+    QString executionSummary_;
+    QAction* profileAct_ = nullptr;
+    QAction* executeAct_ = nullptr;
+    void onMachineJobFinished();
+    void updateMachineActions();
 };
 
 }  // namespace graphopt::ui

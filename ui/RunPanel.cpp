@@ -217,6 +217,12 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     devicesRow->addWidget(devices_, 1);
     devicesRow->addWidget(editDevices_);
     form->addRow(tr("Devices"), devicesRow);
+    measuredCosts_ = new QCheckBox(tr("Measured costs"), this);
+    measuredCosts_->setObjectName("measuredCosts");
+    measuredCosts_->setToolTip(tr("Profile the model first (Model > Profile on This CPU): its measured op times then "
+                                  "replace the estimate on the devices of kind cpu"));
+    measuredCosts_->setEnabled(false);
+    form->addRow(QString(), measuredCosts_);
     form->addRow(tr("Micro-batches"), microBatches_);
     form->addRow(tr("Budget"), budget_);
     form->addRow(tr("Seed"), seed_);
@@ -312,6 +318,7 @@ void RunPanel::rebuildParameters() {
     for (const auto& p : placementRunParams()) paramSpecs_.push_back(p);
     for (const auto& p : paramSpecs_) {
         if (p.name == kMicroBatches) continue;  // its own spin box, beside the devices
+        if (p.name == "measured_costs_kind") continue;  // the "Measured costs" box sets it with the costs
         QWidget* w = makeEditor(p, params_);
         if (!w) continue;
         if (kept.contains(p.name) && !kept[p.name].is_null()) setValue(w, kept[p.name]);
@@ -326,6 +333,14 @@ void RunPanel::rebuildParameters() {
     }
     params_->setTitle(tr("%1 parameters").arg(engine));
 }
+
+void RunPanel::offerMeasuredCosts(const QString& label) {
+    measuredCosts_->setEnabled(!label.isEmpty());
+    measuredCosts_->setChecked(!label.isEmpty());
+    measuredCosts_->setText(label.isEmpty() ? tr("Measured costs") : tr("Measured costs: %1").arg(label));
+}
+
+bool RunPanel::useMeasuredCosts() const { return measuredCosts_->isEnabled() && measuredCosts_->isChecked(); }
 
 RunSpec RunPanel::spec() const {
     RunSpec s;

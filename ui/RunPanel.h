@@ -66,6 +66,10 @@ public:
     // Returns what the run will use, "" with `error` when the file cannot be written.
     QString useDeviceSetup(const DeviceModel& model, const QString& savedPath, QString* error = nullptr);
     static QString userDevicesDir();  // beside the user's policies: ~/.local/share/graphopt-studio/devices
+    // The "measured costs" chooser beside the devices: `label` names the cost file offered (the
+    // model's profile), "" takes it away. Ticked, the next run uses them (MainWindow adds them).
+    void offerMeasuredCosts(const QString& label);
+    bool useMeasuredCosts() const;
     void editDevices();               // the device-setup editor on the current setup
 
 signals:
@@ -76,6 +80,7 @@ signals:
     void batchChanged(int batch);  // the user finished editing the batch field
 
 private:
+    QCheckBox* measuredCosts_ = nullptr;
     void rebuildParameters();
     void updateEnabled();
 
