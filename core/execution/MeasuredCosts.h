@@ -1,4 +1,4 @@
-// Measured op costs: what `graphopt profile` writes and `place --costs`, `eval-policy --costs`,
+// Measured op costs: what `graphopt profile` writes and `place --costs`,
 // `execute` and the run panel read (docs/formats.md, "Measured costs").
 //
 // A cost file gives, for one kind of device (DeviceSpec::kind, "cpu" for this machine's cores) and
