@@ -1,8 +1,5 @@
 #include "execution/CoreCalibration.h"
 
-#include <pthread.h>
-#include <sched.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -12,17 +9,11 @@
 #include <thread>
 #include <vector>
 
+#include "execution/CorePinning.h"
+
 namespace graphopt::exec {
 
 namespace {
-
-void pinTo(int core) {
-    const int n = int(std::max(1u, std::thread::hardware_concurrency()));
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(core % n, &set);
-    pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-}
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
@@ -39,7 +30,7 @@ CoreLinkMeasurement measureCoreLink(int a, int b) {
     std::mutex mu;
     std::condition_variable cv;
     std::thread tb([&] {
-        pinTo(b);
+        pinThisThreadToCore(b);
         char mine[64];
         // Hand-offs, the way the executor's workers hand a tensor over: a sets the flag under the
         // lock and notifies; b, asleep on the condition variable, wakes, copies 64 bytes, answers.
@@ -66,7 +57,7 @@ CoreLinkMeasurement measureCoreLink(int a, int b) {
         }
         (void)mine[0];
     });
-    pinTo(a);
+    pinThisThreadToCore(a);
     auto handTo = [&](int value, int answer) {
         std::unique_lock<std::mutex> lock(mu);
         turn.store(value);
@@ -102,10 +93,7 @@ CoreLinkMeasurement measureCoreLink(int a, int b) {
     }
     std::sort(local.begin(), local.end());
     m.localBandwidth = 2.0 * double(kBig) / local[local.size() / 2];  // read + write, as the roofline counts bytes touched
-    cpu_set_t all;
-    CPU_ZERO(&all);
-    for (unsigned c = 0; c < std::max(1u, std::thread::hardware_concurrency()); ++c) CPU_SET(c, &all);
-    pthread_setaffinity_np(pthread_self(), sizeof(all), &all);
+    unpinThisThread();
     return m;
 }
 

@@ -82,16 +82,7 @@ MeasuredCosts MeasuredCosts::fromJson(const nlohmann::json& j, const std::string
     return m;
 }
 
-MeasuredCosts MeasuredCosts::load(const std::string& path) {
-    const std::string text = readFileForLoader(path, size_t(1) << 28);
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-        throw std::invalid_argument(path + ": not JSON (" + std::string(e.what()) + ")");
-    }
-    return fromJson(j, path);
-}
+MeasuredCosts MeasuredCosts::load(const std::string& path) { return fromJson(readJsonFileForLoader(path), path); }
 
 void MeasuredCosts::save(const std::string& path) const {
     const std::string tmp = path + ".tmp";

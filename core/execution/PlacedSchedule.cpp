@@ -116,14 +116,7 @@ PlacedSchedule placedScheduleFromExport(const nlohmann::json& j, const Graph& g,
 }
 
 PlacedSchedule loadPlacedSchedule(const std::string& path, const Graph& g, const DeviceModel& devices) {
-    const std::string text = readFileForLoader(path, size_t(1) << 28);
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-        throw std::invalid_argument(path + ": not JSON (" + std::string(e.what()) + ")");
-    }
-    return placedScheduleFromExport(j, g, devices, path);
+    return placedScheduleFromExport(readJsonFileForLoader(path), g, devices, path);
 }
 
 }  // namespace graphopt::exec

@@ -70,9 +70,10 @@ ProfileResult ProfileRun::run(const RunReporter& reporter, const CancellationTok
                     out.runStatus = RunStatus::Cancelled;
                     break;
                 }
-                auto one = program.timeForwardPasses(p < warmup ? 1 : 0, p < warmup ? 0 : 1);
+                const auto one = program.timeForwardPasses(0, 1);
                 if (samples.empty()) samples.resize(one.size());
-                for (size_t v = 0; v < one.size(); ++v) samples[v].insert(samples[v].end(), one[v].begin(), one[v].end());
+                if (p >= warmup)  // a warm-up pass's times are dropped
+                    for (size_t v = 0; v < one.size(); ++v) samples[v].insert(samples[v].end(), one[v].begin(), one[v].end());
                 ProgressEvent e;
                 e.step = p + 1;
                 e.evaluations = p + 1;

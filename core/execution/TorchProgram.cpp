@@ -3,7 +3,6 @@
 #include "execution/TorchProgram.h"
 
 #include <dlfcn.h>
-#include <pthread.h>
 #include <sched.h>
 
 #include <algorithm>
@@ -20,6 +19,7 @@
 
 #include <torch/torch.h>
 
+#include "execution/CorePinning.h"
 #include "execution/PlacementExecutor.h"
 
 namespace graphopt::exec {
@@ -394,10 +394,8 @@ Kernel buildKernel(const BuildContext& c) {
         if (auto it = c.g.metadata.find("onnx.opset"); it != c.g.metadata.end()) opset = std::atoi(it->second.c_str());
         const int64_t axisAttr = intAttr(n, "axis", opset >= 13 ? -1 : 1);
         const bool isLog = op == "LogSoftmax";
-        if (opset < 13 && axisAttr != -1) {
-            // Before opset 13 the input is flattened to 2-D at `axis`; the same as softmax over the last
-            // dim only when axis is the last one.
-        }
+        // (Before opset 13 the input is flattened to 2-D at `axis`; this softmax over the one axis
+        // is the same only when `axis` is the last dimension.)
         return [axisAttr, isLog](const Tensors& in) {
             const int64_t axis = normAxis(axisAttr, in[0].dim());
             return Tensors{isLog ? at::log_softmax(in[0], axis) : at::softmax(in[0], axis)};
@@ -817,12 +815,7 @@ std::vector<ExecutionReport> executePlacement(TorchProgram& program, const Execu
 
     auto worker = [&](int k) {
         try {
-            if (k < int(plan.cores.size()) && plan.cores[size_t(k)] >= 0) {
-                cpu_set_t set;
-                CPU_ZERO(&set);
-                CPU_SET(plan.cores[size_t(k)], &set);
-                pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-            }
+            if (k < int(plan.cores.size()) && plan.cores[size_t(k)] >= 0) pinThisThreadToCore(plan.cores[size_t(k)]);
             setTorchThreads(1);
             c10::InferenceMode inference;
             std::vector<int> mine;

@@ -5,6 +5,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
 
 #include "graph/GraphError.h"
 #include "graph/LoaderText.h"
@@ -45,6 +48,15 @@ std::string readFileForLoader(const std::string& path, size_t maxBytes) {
     in.read(data.data(), static_cast<std::streamsize>(size));
     if (static_cast<size_t>(in.gcount()) != size) throwLoadError(path, "read fewer bytes than its size");
     return data;
+}
+
+nlohmann::json readJsonFileForLoader(const std::string& path, size_t maxBytes) {
+    const std::string text = readFileForLoader(path, maxBytes);
+    try {
+        return nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        throw std::invalid_argument(path + ": not JSON (" + std::string(e.what()) + ")");
+    }
 }
 
 void finalizeLoadedGraph(Graph& g, const std::string& path) {

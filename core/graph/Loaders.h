@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "graph/Graph.h"
 
 namespace graphopt {
@@ -62,6 +64,8 @@ void saveJson(const Graph& g, const std::string& path);
 
 // Reads a whole file, refusing directories, unreadable files and files over `maxBytes`.
 std::string readFileForLoader(const std::string& path, size_t maxBytes = size_t(1) << 31);
+// readFileForLoader, parsed as JSON; std::invalid_argument "PATH: not JSON (...)" when it is not.
+nlohmann::json readJsonFileForLoader(const std::string& path, size_t maxBytes = size_t(1) << 28);
 
 // The error every loader throws: "PATH: REASON".
 [[noreturn]] void throwLoadError(const std::string& path, const std::string& reason);
