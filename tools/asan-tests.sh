@@ -20,8 +20,13 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN
 start=$(date +%s)
 # -O1: sanitized code at -O2 takes longer to build and runs hardly faster; -g1 (line tables) keeps
 # file:line in the reports at half the compile time of -g. No benchmarks.
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+# The test programs' own sources: -O0 and AddressSanitizer only (GRAPHOPT_TEST_COMPILE_OPTIONS,
+# tests/CMakeLists.txt): instrumenting gtest's and the JSON library's templates for undefined
+# behaviour at -O1 took 21 s per test file, 12 s this way, and found nothing there. ASAN_CMAKE_ARGS
+# adds configure arguments (a compiler launcher, say).
+cmake -S . -B "$build" -G Ninja ${ASAN_CMAKE_ARGS:-} -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1" \
+  "-DGRAPHOPT_TEST_COMPILE_OPTIONS=-O0;-fno-sanitize=undefined" \
   "-DCMAKE_CXX_FLAGS=$sanitize" "-DCMAKE_C_FLAGS=$sanitize" \
   "-DCMAKE_EXE_LINKER_FLAGS=$sanitize" "-DCMAKE_SHARED_LINKER_FLAGS=$sanitize" \
   -DGRAPHOPT_BUILD_BENCH=OFF >/dev/null
@@ -31,9 +36,9 @@ ninja -C "$build" -j "$jobs" graphopt_test_programs
 built=$(date +%s)
 echo "asan-tests: built in $((built - start)) s"
 
-# Not run under the sanitizers, each for the reason given (found by this run; the fixes belong in
-# ui/, which another change is rewriting; drop a line when its test passes here):
-exclude=(
+# Run with leak detection off (every other check stays on), each for the reason given (found by
+# this run; drop a line when its test passes with leak detection on):
+leaky=(
   # LSan: indirect leaks of Qt Charts objects made by TuningConvergenceChart (ui/TuningCharts.cpp:42)
   # when a second TuningView is opened on the same database; the leak's root is not found.
   'TuningView\.AStoredRunReopenedShowsTheSameScatterForItsLastBatch'
@@ -45,7 +50,10 @@ exclude=(
   'GraphViewFolding\.MainWindowShowsTheFastLayoutFirstThenDotsKeepingTheSelection'
   'GraphViewFolding\.KeepingTheFastLayoutSkipsDot'
 )
+leakyPattern=$(IFS='|'; echo "${leaky[*]}")
 export QT_QPA_PLATFORM=offscreen
 cd "$build"
-ctest --output-on-failure -j "$jobs" --timeout 1800 ${exclude[@]:+-E "$(IFS='|'; echo "${exclude[*]}")"} "$@"
+ctest --output-on-failure -j "$jobs" --timeout 1800 -E "$leakyPattern" "$@"
+ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" \
+  ctest --output-on-failure -j "$jobs" --timeout 1800 -R "$leakyPattern" "$@"
 echo "asan-tests: ctest took $(($(date +%s) - built)) s"

@@ -6,6 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
 JOBS=${JOBS:-$(nproc)}
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+# (-DGRAPHOPT_BUILD_TESTS=ON is said each time, so a folder that tools/run-tests.sh configured
+# without the tests gets them back; a later -DGRAPHOPT_BUILD_TESTS=OFF in the arguments wins.)
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGRAPHOPT_BUILD_TESTS=ON \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "$@" >/dev/null
 ninja -C "$BUILD_DIR" -j "$JOBS"
