@@ -30,8 +30,7 @@ start=$(date +%s)
 # inline Qt 6 functions they call are left as out-of-line copies, which the dynamic linker then
 # hands to Qt 5 (libtorch -> OpenCV's highgui loads libQt5Widgets, whose start-up called our
 # QByteArray::append and crashed): -fvisibility-inlines-hidden keeps those copies to the program.
-# ASAN_CMAKE_ARGS
-# adds configure arguments (a compiler launcher, say).
+# ASAN_CMAKE_ARGS adds configure arguments (a compiler launcher, say).
 cmake -S . -B "$build" -G Ninja ${ASAN_CMAKE_ARGS:-} -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1" \
   "-DGRAPHOPT_TEST_COMPILE_OPTIONS=-O0;-fno-sanitize=undefined;-fvisibility-inlines-hidden" \

@@ -24,8 +24,8 @@ current=""
 count() {
   local n
   case "$1" in
-    ctest | asan)
-      # (the sanitizer step runs ctest twice: the sum of its summaries)
+    asan)
+      # (the step runs ctest twice: the sum of its summaries)
       n=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\2 \1/p' "$2" |
         awk '{ t += $1; f += $2 } END { if (NR) printf "%d tests, %d failed", t, f }')
       echo "${n:-no test summary}"
@@ -59,7 +59,6 @@ step() {
   rows+=("$(printf '%-22s %8s  %-8s %s' "$current" "$(($(date +%s) - stepStart)) s" ok "$(count "$currentKey" "$logs/$currentKey.log")")")
   current=""
 }
-
 
 step install "install" tools/install-deps.sh
 step build "build (no suites)" tools/build.sh -DGRAPHOPT_BUILD_TESTS=OFF
