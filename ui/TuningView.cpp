@@ -87,6 +87,7 @@ TuningView::TuningView(QWidget* parent) : QWidget(parent) {
                 state_[i].libtorchLatencyS = r->libtorch[i]->medianS;
             }
         peakGflops_ = r->peak.gflopsAll;
+        peakLoaded_ = r->peak.loaded;
         for (int task = 0; task < int(state_.size()); ++task) updateTaskRow(task);  // keeps the selection
         updateReferences();
         emit referencesMeasured();
@@ -249,6 +250,7 @@ void TuningView::setModel(std::shared_ptr<const Graph> graph, const QString& pat
     currentTask_ = -1;
     referencesStarted_ = false;
     peakGflops_ = 0;
+    peakLoaded_ = false;
     convergence_->clearRuns();
     convergence_->setReferences(0, 0);
     clusters_->clear();
@@ -302,7 +304,7 @@ void TuningView::measureReferences() {
                 r.libtorch.push_back(std::nullopt);  // a shape torch cannot express
             }
         }
-        r.peak = tuning::measurePeakFlops(0.1);
+        r.peak = tuning::measurePeakFlops();
         return r;
     });
 }
@@ -371,7 +373,10 @@ QString TuningView::summaryText() const {
     if (torchTasks == n) text += tr("; libtorch on the same operators %1 ms").arg(number(torch * 1e3, 3));
     if (tunedTasks == n && torchTasks == n && !simulated && tuned > 0)
         text += tr("; libtorch / tuned <b>%1x</b>").arg(number(torch / tuned, 2));
-    if (peakGflops_ > 0) text += tr("; machine FMA peak %1 GFLOP/s").arg(number(peakGflops_, 0));
+    if (peakGflops_ > 0) {
+        text += tr("; machine FMA peak %1 GFLOP/s").arg(number(peakGflops_, 0));
+        if (peakLoaded_) text += tr(" (measured while other processes were busy: it may be low)");
+    }
     return text;
 }
 

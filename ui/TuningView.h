@@ -127,6 +127,7 @@ private:
     int currentTask_ = -1;
     std::vector<int> queue_;  // tasks left of an "all" run
     double peakGflops_ = 0;
+    bool peakLoaded_ = false;  // other processes were busy while the peak was measured
     bool referencesStarted_ = false;
     bool startWhenReferencesDone_ = false;  // a run waits: measurements must not overlap the references'
     int64_t budget_ = 0;

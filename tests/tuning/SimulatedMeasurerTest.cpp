@@ -78,4 +78,25 @@ TEST(PeakFlops, ReportsAPositiveRateForOneAndAllThreads) {
     EXPECT_GE(p.threads, 1);
     EXPECT_GT(p.gflops1, 0);
     EXPECT_GT(p.gflopsAll, 0);
+    EXPECT_EQ(p.runs, 9);
+    // The load other processes put on the machine is read (Linux has /proc/stat) and reported.
+    EXPECT_GE(p.otherBusyCores, 0);
+    EXPECT_EQ(p.loaded, p.otherBusyCores >= 0.25);
+    const nlohmann::json j = p.toJson();
+    for (const char* key : {"gflops_1_thread", "gflops_all_threads", "runs", "other_busy_cores", "loaded", "remeasured"})
+        EXPECT_TRUE(j.contains(key)) << key;
+}
+
+TEST(PeakFlops, AKernelAboveThePeakGetsItMeasuredAgain) {
+    const PeakFlops p = measurePeakFlops(0.01, 2);
+    // Below the peak: unchanged, not measured again.
+    const PeakFlops same = remeasuredIfBeaten(p, p.gflops1 * 0.5, 1);
+    EXPECT_FALSE(same.remeasured);
+    EXPECT_EQ(same.gflops1, p.gflops1);
+    // Above it (an impossible rate): measured again, never lower than before.
+    const PeakFlops again = remeasuredIfBeaten(p, p.gflopsAll * 100, p.threads);
+    EXPECT_TRUE(again.remeasured);
+    EXPECT_GE(again.gflops1, p.gflops1);
+    EXPECT_GE(again.gflopsAll, p.gflopsAll);
+    EXPECT_TRUE(again.toJson()["remeasured"].get<bool>());
 }
