@@ -263,13 +263,13 @@ void TuningView::setModel(std::shared_ptr<const Graph> graph, const QString& pat
     skippedLabel_->setVisible(!skipped.isEmpty());
     status_->setText(tasks_.empty() ? tr("This model has no tunable operators (Conv, Gemm, MatMul).")
                                     : tr("%1 tasks. Pick one, or every task, and press Tune.").arg(tasks_.size()));
-    // Every task's 2-D projection, for both conv templates, fitted off the GUI thread (a few
+    // Every task's 2-D projection, for every conv template, fitted off the GUI thread (a few
     // milliseconds in all).
     const auto tasks = tasks_;
     projector_->start([tasks](JobContext& ctx) -> std::any {
         std::map<std::string, std::pair<std::shared_ptr<const tuning::KnobSpace>, tuning::KnobProjection>> out;
         for (const auto& base : tasks)
-            for (const auto& t : {base, tuning::withPackedTemplate(base)}) {
+            for (const auto& t : {base, tuning::withPackedTemplate(base), tuning::withTiledTemplate(base)}) {
                 if (ctx.cancelled()) return {};
                 if (out.count(t.key())) continue;
                 auto space = std::make_shared<const tuning::KnobSpace>(tuning::templateSpace(t));
@@ -335,9 +335,9 @@ void TuningView::updateTaskRow(int task) {
     if (task < 0 || task >= model_->rowCount()) return;
     const TaskState& s = state_[size_t(task)];
     auto set = [&](int column, const QString& text) { model_->item(task, column)->setText(text); };
-    // The space of the template the chosen measurer tunes: packed with real kernels, NCHW simulated.
+    // The space of the template the chosen measurer tunes: tiled with real kernels, NCHW simulated.
     const tuning::TuningTask& base = tasks_[size_t(task)];
-    const tuning::TuningTask t = measurer_->currentData() == "halide" ? tuning::withPackedTemplate(base) : base;
+    const tuning::TuningTask t = measurer_->currentData() == "halide" ? tuning::withTiledTemplate(base) : base;
     set(Space, QLocale().toString(qlonglong(tuning::templateSpace(t).size())));
     model_->item(task, Space)->setToolTip(tr("template: %1").arg(QString::fromStdString(t.templateName())));
     set(Best, s.bestGflops ? number(*s.bestGflops, 1) + (s.simulated ? tr(" (simulated)") : QString()) : QString("-"));
@@ -508,7 +508,7 @@ bool TuningView::startTask(int task) {
     } catch (const std::exception& e) {
         error = QString::fromStdString(e.what());
     }
-    // Drawn in the space of the template the run uses (packed with real measurements).
+    // Drawn in the space of the template the run uses (tiled with real measurements).
     const tuning::TuningTask effective = run ? run->task() : tasks_[size_t(task)];
     const tuning::KnobProjection* projection = projectionFor(effective);
     if (!run || !job_->startRun(run, dbPath_, &error)) {
@@ -649,7 +649,11 @@ bool TuningView::openStoredRun(qint64 runId, QString* error) {
         const bool simulated = params.value("measurer", "") == "sim";
         // Runs before the packed template (no "template") used the NCHW one.
         tuning::TuningTask effective = tasks_[size_t(task)];
-        if (params.value("template", "nchw") == "packed") effective = tuning::withPackedTemplate(effective);
+        try {
+            effective = tuning::withTemplate(effective, params.value("template", std::string("nchw")));
+        } catch (const std::invalid_argument& e) {
+            return fail(tr("Run %1: %2").arg(runId).arg(QString::fromUtf8(e.what())));
+        }
         view.taskKey = effective.key();
         view.label = tr("%1 #%2 (seed %3%4, stored)")
                          .arg(QString::fromStdString(s.run.engine))

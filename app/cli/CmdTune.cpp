@@ -39,8 +39,11 @@ CommandSpec tuneCommand() {
          {"tuner", "NAME", "random", "search strategy (listed below)", tunerNames()},
          {"tuner-params", "JSON", "", "the tuner's parameters as a JSON object (listed below)"},
          {"measurer", "M", "halide", "halide: real kernels timed on this CPU; sim: the simulated CPU", {"halide", "sim"}},
-         {"template", "T", "", "conv template: packed NCHW[x]c blocks or plain NCHW", {"packed", "nchw"},
-          "packed with halide, nchw with sim"},
+         {"template", "T", "",
+          "conv template: tiled (multi-level tiles over NCHW[x]c blocks; depthwise stays packed), packed NCHW[x]c "
+          "blocks, or plain NCHW",
+          {"tiled", "packed", "nchw"},
+          "tiled with halide, nchw with sim"},
          {"trials", "N", "32", "measurements per task"},
          {"seed", "S", "1", "random seed"},
          {"measure-batch", "B", "8", "configurations proposed and measured together (params.batch_size)"},
@@ -91,11 +94,10 @@ int cmdTune(const ArgList& argv) {
     // Tasks are extracted from the shapes re-inferred for these inputs; each stored run records them.
     const Graph g = loadGraph(path, inputs);
     const auto inputDims = g.metadata.find("onnx.input_dims");
-    // Conv tasks take the packed template with real measurements (NCHW with --template nchw).
-    const std::string templ = args.has("template") ? args.getChoice("template") : (measurerName == "halide" ? "packed" : "nchw");
+    // Conv tasks take the tiled template with real measurements (NCHW with --template nchw).
+    const std::string templ = args.has("template") ? args.getChoice("template") : (measurerName == "halide" ? "tiled" : "nchw");
     auto tasks = extractTasks(g);
-    if (templ == "packed")
-        for (auto& t : tasks) t = withPackedTemplate(t);
+    for (auto& t : tasks) t = withTemplate(t, templ);
     if (tasks.empty()) throw std::runtime_error(path + ": no tunable operators (Conv, Gemm, MatMul)");
     std::vector<size_t> chosen;
     if (args.has("task")) {

@@ -1,4 +1,4 @@
-// tuner_comparison [--models resnet18,mobilenet_v2] [--only MODEL:i,j,...]... [--template packed|nchw]
+// tuner_comparison [--models resnet18,mobilenet_v2] [--only MODEL:i,j,...]... [--template tiled|packed|nchw]
 //                  [--tuners random,autotvm,autotvm-as,release] [--seeds 1,2,3] [--budget N] [--measure-batch B]
 //                  [--min-time S] [--tuner-params JSON] [--csv FILE] [--cache FILE]
 //
@@ -237,7 +237,7 @@ std::string fmt(double v, int precision) {
 int main(int argc, char** argv) {
     std::vector<std::string> models = {"resnet18", "mobilenet_v2"};
     std::map<std::string, std::set<size_t>> only;
-    std::string templ = "packed";
+    std::string templ = "tiled";
     std::vector<std::string> tunerList = {"random", "autotvm", "autotvm-as", "release"};
     std::vector<uint64_t> seeds = {1, 2, 3};
     int64_t budget = 128;
@@ -271,14 +271,14 @@ int main(int argc, char** argv) {
             else throw std::invalid_argument(std::string("unknown or incomplete option ") + argv[i]);
         } catch (const std::exception& e) {
             std::cerr << "tuner_comparison: " << e.what()
-                      << "\nusage: tuner_comparison [--models a,b] [--only MODEL:i,j] [--template packed|nchw]"
+                      << "\nusage: tuner_comparison [--models a,b] [--only MODEL:i,j] [--template tiled|packed|nchw]"
                          " [--tuners a,b] [--seeds 1,2,3] [--budget N] [--measure-batch B] [--min-time S]"
                          " [--tuner-params JSON] [--csv FILE] [--cache FILE]\n";
             return 2;
         }
     }
-    if (templ != "packed" && templ != "nchw") {
-        std::cerr << "tuner_comparison: --template is packed or nchw\n";
+    if (templ != "tiled" && templ != "packed" && templ != "nchw") {
+        std::cerr << "tuner_comparison: --template is tiled, packed or nchw\n";
         return 2;
     }
     try {
@@ -297,7 +297,7 @@ int main(int argc, char** argv) {
             for (size_t i = 0; i < all.size(); ++i) {
                 if (!all[i].isConv()) continue;
                 if (only.count(m) && !only[m].count(i)) continue;
-                tasks.push_back({m, i, templ == "packed" ? withPackedTemplate(all[i]) : all[i]});
+                tasks.push_back({m, i, withTemplate(all[i], templ)});
             }
         }
         if (tasks.empty()) throw std::invalid_argument("no task chosen");

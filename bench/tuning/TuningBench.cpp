@@ -1,5 +1,5 @@
 // tuning_bench [--models resnet18,mobilenet_v2] [--trials N] [--tuner NAME] [--tuner-params JSON]
-//              [--seed S] [--template packed|nchw] [--threads 1,2] [--min-time S] [--compare-time S]
+//              [--seed S] [--template tiled|packed|nchw] [--threads 1,2] [--min-time S] [--compare-time S]
 //              [--tasks i,j,..] [--csv FILE]
 //
 // Tuned kernels against libtorch, fairly. For each conv task of each model (default ResNet-18 and
@@ -11,7 +11,7 @@
 // per-task speedups and the end-to-end estimate (below). Figures depend on the machine and its
 // load: the CPU, the load average and libtorch's BLAS are printed first.
 //
-// End-to-end estimate (packed template): activations stay in NCHW[L]c between layers, L the
+// End-to-end estimate (packed layouts: the tiled and the packed template): activations stay in NCHW[L]c between layers, L the
 // machine's vector lanes; a layer whose tuned kernel wants another input block (ic_bn != L) pays
 // a transform of its input, one whose output block differs (oc_bn != L) a transform of its output
 // back, the model's image is transformed from NCHW to the first conv's block, and the last conv's
@@ -121,7 +121,7 @@ struct Row {
 
 int main(int argc, char** argv) {
     std::vector<std::string> models = {"resnet18", "mobilenet_v2"};
-    std::string tuner = "release", csv, templ = "packed";
+    std::string tuner = "release", csv, templ = "tiled";
     nlohmann::json tunerParams = {{"plan_size", 8}, {"initial_random", 16}};
     int64_t trials = 40;
     uint64_t seed = 1;
@@ -150,7 +150,7 @@ int main(int argc, char** argv) {
             for (const auto& t : splitList(v)) only.insert(std::stoul(t));
         } else {
             std::cerr << "usage: tuning_bench [--models resnet18,mobilenet_v2] [--trials N] [--tuner NAME]"
-                         " [--tuner-params JSON] [--seed S] [--template packed|nchw] [--threads 1,2]"
+                         " [--tuner-params JSON] [--seed S] [--template tiled|packed|nchw] [--threads 1,2]"
                          " [--min-time S] [--compare-time S] [--tasks i,j,..] [--csv FILE]\n";
             return 2;
         }
@@ -214,7 +214,7 @@ int main(int argc, char** argv) {
                 if (!only.empty() && !only.count(i)) continue;
                 Row row;
                 row.index = i;
-                row.task = templ == "packed" ? withPackedTemplate(tasks[i], lanes) : tasks[i];
+                row.task = withTemplate(tasks[i], templ, lanes);
                 const auto t0 = Clock::now();
                 TuningRunOptions ro;
                 ro.budget = trials;
@@ -235,7 +235,13 @@ int main(int argc, char** argv) {
                 row.wallS = std::chrono::duration<double>(Clock::now() - t0).count();
 
                 std::string cfg;
-                if (row.task.isPacked())
+                if (row.task.isTiled()) {
+                    const TiledParams q = decodeTiled(row.task, space, row.best);
+                    cfg = std::to_string(q.packed.icBn) + "/" + std::to_string(q.packed.ocBn) + " n" +
+                          std::to_string(q.packed.regN) + " h" + std::to_string(q.yReg) + " o" +
+                          std::to_string(q.packed.order) + " a" + std::to_string(q.accum) + " ic" +
+                          std::to_string(q.icOuter) + "x" + std::to_string(q.icInner);
+                } else if (row.task.isPacked())
                     cfg = std::to_string(row.packed.icBn) + "/" + std::to_string(row.packed.ocBn) + " n" +
                           std::to_string(row.packed.regN) + " o" + std::to_string(row.packed.order) + " p" +
                           std::to_string(row.packed.padAt) + " par" + std::to_string(row.packed.parallel);
@@ -266,8 +272,8 @@ int main(int argc, char** argv) {
                 rows.push_back(row);
             }
 
-            // Transforms between layouts (packed template only): see the top of this file.
-            if (templ == "packed") {
+            // Transforms between layouts (packed layouts only): see the top of this file.
+            if (templ != "nchw") {
                 std::string firstConv, lastConv;
                 for (const Node& n : g.nodes())
                     if (n.op == "Conv") {

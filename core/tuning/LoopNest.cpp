@@ -56,6 +56,85 @@ using L = LoopAnnotation;
 // The packed template (halide/PackedConv.cpp): output loops down to the register tile (xo), then
 // the update's reduction loops in the chosen order, then the tile: reg_n columns x channel
 // vectors, unrolled, and the lanes, vectorized.
+// The tiled template (halide/TiledConv.cpp), the update's loops: the outer tile loops, then
+// (accum 1) the outer reduction chunk, the cache tile, the register tiles along the row, (accum 0)
+// the outer chunk, the reduction in its order, and the register tile.
+LoopNest tiledNest(const TuningTask& t, const TiledParams& q) {
+    const PackedParams& p = q.packed;
+    const int64_t lanes = p.lanes, icbn = p.icBn, ocbn = p.ocBn;
+    const int64_t ow = t.outW(), regN = std::min<int64_t>(p.regN, ow);
+    const int64_t inH = p.padAt == 0 ? t.inH + t.padTop + t.padBottom : t.inH;
+    const int64_t inW = p.padAt == 0 ? t.inW + t.padLeft + t.padRight : t.inW;
+    const int64_t cb = int64_t(q.icOuter) * q.icInner, kb = int64_t(q.cbOuter) * q.cbInner;
+    NestBuilder b;
+    b.loop("n", t.batch);
+    const L outerPar = L::Parallel, innerPar = q.parallel == 1 ? L::Parallel : L::Serial;
+    if (q.outerOrder == 0) {
+        b.loop("cbo", q.cbOuter, outerPar);
+        b.loop("yo", q.yOuter, innerPar);
+    } else {
+        b.loop("yo", q.yOuter, outerPar);
+        b.loop("cbo", q.cbOuter, innerPar);
+    }
+    if (q.accum == 1) b.loop("icbo", q.icOuter);
+    if (q.innerOrder == 0) {
+        b.loop("cbi", q.cbInner);
+        b.loop("ym", q.yMid);
+    } else {
+        b.loop("ym", q.yMid);
+        b.loop("cbi", q.cbInner);
+    }
+    b.loop("xo", ceilDiv(ow, regN));
+    if (q.accum == 0) b.loop("icbo", q.icOuter);
+    auto kw = [&] { b.loop("kw", t.kernelW, p.unrollKw ? L::Unrolled : L::Serial); };
+    auto ic = [&] {
+        b.loop("ico", icbn / q.unrollIc);
+        if (q.unrollIc > 1) b.loop("ici", q.unrollIc, L::Unrolled);
+    };
+    if (p.order == 2) {
+        b.loop("kh", t.kernelH);
+        kw();
+        b.loop("icb", q.icInner);
+        ic();
+    } else {
+        b.loop("icb", q.icInner);
+        b.loop("kh", t.kernelH);
+        if (p.order == 0) {
+            kw();
+            ic();
+        } else {
+            ic();
+            kw();
+        }
+    }
+    b.loop("yr", q.yReg, L::Unrolled);
+    b.loop("x", regN, L::Unrolled);
+    b.loop("cvo", ocbn / lanes, L::Unrolled);
+    b.loop("cvi", lanes, L::Vectorized);
+
+    const std::vector<std::pair<std::string, int64_t>> outX = {{"xo", regN}, {"x", 1}};
+    const std::vector<std::pair<std::string, int64_t>> inX = {{"xo", regN * t.strideW}, {"x", t.strideW},
+                                                              {"kw", t.dilationW}};
+    const int64_t yTile = int64_t(q.yMid) * q.yReg;
+    const std::vector<std::pair<std::string, int64_t>> outY = {{"yo", yTile}, {"ym", q.yReg}, {"yr", 1}};
+    const std::vector<std::pair<std::string, int64_t>> inY = {
+        {"yo", yTile * t.strideH}, {"ym", q.yReg * t.strideH}, {"yr", t.strideH}, {"kh", t.dilationH}};
+    const std::vector<std::pair<std::string, int64_t>> chan = {{"cvo", lanes}, {"cvi", 1}};
+    std::vector<std::pair<std::string, int64_t>> icIdx = {{"ico", q.unrollIc}};
+    if (q.unrollIc > 1) icIdx.push_back({"ici", 1});
+    const std::vector<std::pair<std::string, int64_t>> icbIdx = {{"icbo", q.icInner}, {"icb", 1}};
+    const std::vector<std::pair<std::string, int64_t>> cbIdx = {{"cbo", q.cbInner}, {"cbi", 1}};
+    b.access("in", {{icbn, icIdx}, {inW, inX}, {inH, inY}, {cb, icbIdx}, {t.batch, {{"n", 1}}}});
+    b.access("w", {{ocbn, chan},
+                   {icbn, icIdx},
+                   {t.kernelW, {{"kw", 1}}},
+                   {t.kernelH, {{"kh", 1}}},
+                   {cb, icbIdx},
+                   {kb, cbIdx}});
+    b.access("out", {{ocbn, chan}, {ow, outX}, {t.outH(), outY}, {kb, cbIdx}, {t.batch, {{"n", 1}}}});
+    return b.take();
+}
+
 LoopNest packedNest(const TuningTask& t, const PackedParams& p) {
     const bool dw = t.kind == TaskKind::DepthwiseConv2d;
     const int64_t lanes = p.lanes, icbn = p.icBn, ocbn = p.ocBn;
@@ -279,6 +358,7 @@ std::string LoopNest::describe() const {
 }
 
 LoopNest scheduleLoopNest(const TuningTask& task, const KnobSpace& space, ConfigIndex config) {
+    if (task.isTiled()) return tiledNest(task, decodeTiled(task, space, config));
     if (task.isPacked()) return packedNest(task, decodePacked(task, space, config));
     const ScheduleParams p = decodeSchedule(task, space, config);
     if (task.is3d()) return conv3dNest(task, p);

@@ -26,12 +26,19 @@ TaskKind taskKindFromName(const std::string& name) {
     throw std::invalid_argument("unknown task kind '" + name + "'");
 }
 
-const char* convTemplateName(ConvTemplate t) { return t == ConvTemplate::Packed ? "packed" : "nchw"; }
+const char* convTemplateName(ConvTemplate t) {
+    switch (t) {
+        case ConvTemplate::Packed: return "packed";
+        case ConvTemplate::Tiled: return "tiled";
+        default: return "nchw";
+    }
+}
 
 ConvTemplate convTemplateFromName(const std::string& name) {
     if (name == "packed") return ConvTemplate::Packed;
+    if (name == "tiled") return ConvTemplate::Tiled;
     if (name == "nchw") return ConvTemplate::Nchw;
-    throw std::invalid_argument("unknown conv template '" + name + "' (known: nchw, packed)");
+    throw std::invalid_argument("unknown conv template '" + name + "' (known: nchw, packed, tiled)");
 }
 
 int hostVectorLanes() { return __builtin_cpu_supports("avx512f") ? 16 : 8; }
@@ -53,6 +60,20 @@ TuningTask withPackedTemplate(TuningTask t, int lanes) {
     t.convTemplate = ConvTemplate::Packed;
     t.lanes = lanes > 0 ? lanes : hostVectorLanes();
     return t;
+}
+
+TuningTask withTiledTemplate(TuningTask t, int lanes) {
+    t = withPackedTemplate(std::move(t), lanes);
+    if (t.isPacked() && t.kind == TaskKind::Conv2d) t.convTemplate = ConvTemplate::Tiled;
+    return t;
+}
+
+TuningTask withTemplate(TuningTask t, const std::string& name, int lanes) {
+    switch (convTemplateFromName(name)) {
+        case ConvTemplate::Tiled: return withTiledTemplate(std::move(t), lanes);
+        case ConvTemplate::Packed: return withPackedTemplate(std::move(t), lanes);
+        default: return t;
+    }
 }
 
 int64_t TuningTask::outD() const {
@@ -110,7 +131,7 @@ std::string TuningTask::key() const {
         os << ':' << batch << ',' << m << ',' << n << ',' << k;
     else
         os << ':' << m << ',' << n << ',' << k;
-    if (isPacked()) os << ":packed" << lanes;
+    if (isPacked()) os << ':' << convTemplateName(convTemplate) << lanes;
     return os.str();
 }
 
@@ -246,10 +267,13 @@ void TuningTask::validate() const {
         bad("a 2-D convolution has no depth");
     }
     if (outD() <= 0 || outH() <= 0 || outW() <= 0) bad("empty output");
-    if (convTemplate == ConvTemplate::Packed) {
+    if (convTemplate == ConvTemplate::Packed || convTemplate == ConvTemplate::Tiled) {
+        const std::string name = convTemplateName(convTemplate);
         std::string why;
-        if (!packedTemplateServes(*this, &why)) bad("the packed template cannot serve it: " + why);
-        if (lanes != 8 && lanes != 16) bad("the packed template needs lanes 8 or 16");
+        if (!packedTemplateServes(*this, &why)) bad("the " + name + " template cannot serve it: " + why);
+        if (convTemplate == ConvTemplate::Tiled && kind != TaskKind::Conv2d)
+            bad("the tiled template serves conv2d (depthwise uses the packed one)");
+        if (lanes != 8 && lanes != 16) bad("the " + name + " template needs lanes 8 or 16");
     }
 }
 

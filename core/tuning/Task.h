@@ -36,8 +36,14 @@ TaskKind taskKindFromName(const std::string& name);  // throws std::invalid_argu
 //   Packed: activations in NCHW[x]c blocks, weights pre-packed to OIHW[i]o, vectors over the
 //           output-channel block, a register tile of output columns x channel vectors
 //           (halide/PackedConv.h). Serves groups == 1 and depthwise with multiplier 1.
-// Both are templates of the same task, so tuners can be compared on either.
-enum class ConvTemplate { Nchw, Packed };
+//   Tiled:  the packed layouts with multi-level tiling (halide/TiledConv.h): the output channels,
+//           rows and the input-channel reduction split in cache and register levels, the order
+//           of the tile loops, the parallel granularity, where the accumulators live and the
+//           unroll of the innermost reduction. Serves groups == 1 conv2d; its space holds every
+//           packed configuration whose blocks divide the channel counts (tiledFromPacked).
+//           The template real measurements use.
+// All are templates of the same task, so tuners can be compared on any of them.
+enum class ConvTemplate { Nchw, Packed, Tiled };
 const char* convTemplateName(ConvTemplate t);
 ConvTemplate convTemplateFromName(const std::string& name);  // throws std::invalid_argument
 
@@ -67,7 +73,11 @@ struct TuningTask {
     bool is3d() const { return kind == TaskKind::Conv3d; }
     bool isMatMul() const { return !isConv(); }  // dense or batch_matmul: the matrix-product template
     int64_t matmulBatch() const { return kind == TaskKind::BatchMatMul ? batch : 1; }
-    bool isPacked() const { return isConv() && convTemplate == ConvTemplate::Packed; }
+    // Packed layouts (the packed and the tiled template).
+    bool isPacked() const {
+        return isConv() && (convTemplate == ConvTemplate::Packed || convTemplate == ConvTemplate::Tiled);
+    }
+    bool isTiled() const { return kind == TaskKind::Conv2d && convTemplate == ConvTemplate::Tiled; }
     const char* templateName() const { return isConv() ? convTemplateName(convTemplate) : "dense"; }
     int64_t inputElements() const;   // the first operand: conv input, or A
     int64_t weightElements() const;  // the second: conv weights, or B
@@ -101,6 +111,12 @@ bool packedTemplateServes(const TuningTask& task, std::string* why = nullptr);
 // The task with the packed template at `lanes` (0: the host's widest, hostVectorLanes()) when it
 // serves the task, else unchanged (NCHW; dense stays dense).
 TuningTask withPackedTemplate(TuningTask task, int lanes = 0);
+// The template real measurements use: the tiled template for conv2d it serves, the packed one for
+// depthwise, else unchanged.
+TuningTask withTiledTemplate(TuningTask task, int lanes = 0);
+// withTiledTemplate / withPackedTemplate / the task itself, by template name ("tiled", "packed",
+// "nchw"); throws std::invalid_argument for another name.
+TuningTask withTemplate(TuningTask task, const std::string& name, int lanes = 0);
 // Float lanes of the host's widest vectors the kernels use: 16 with AVX-512F, else 8.
 int hostVectorLanes();
 

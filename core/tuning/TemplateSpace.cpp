@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace graphopt::tuning {
 
@@ -54,6 +55,28 @@ KnobSpace packedSpace(const TuningTask& t) {
     return s;
 }
 
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The tiled template's knobs (TemplateSpace.h). The first four knobs' order is the mixed-radix
+// digit order; knobs that only one choice would fill are left out, as in the packed space.
+KnobSpace tiledSpace(const TuningTask& t) {
+    KnobSpace s;
+    const bool firstConv = t.inC < 8;
+    s.addSplit("tile_oc", ceilDiv(t.outC, t.lanes), 3, 4);
+    if (!firstConv) s.addSplit("tile_ic", ceilDiv(t.inC, 8), 3, 8);
+    s.addSplit("tile_oh", t.outH(), 3, 4);
+    s.addEnum("reg_n", regNValues(t));
+    if (t.kernelW > 1) s.addEnum("unroll_kw", {0, 1});
+    s.addEnum("order", {0, 1, 2});
+    if (t.padTop + t.padLeft + t.padBottom + t.padRight > 0) s.addEnum("pad_at", {0, 1});
+    if (!firstConv) s.addEnum("unroll_ic", {1, 2, 4});
+    s.addEnum("outer_order", {0, 1});
+    s.addEnum("inner_order", {0, 1});
+    s.addEnum("parallel", {0, 1});
+    s.addEnum("accum", {0, 1});
+    return s;
+}
+
 bool hasKnob(const KnobSpace& s, const char* name) {
     for (const auto& k : s.knobs())
         if (k.name == name) return true;
@@ -61,7 +84,99 @@ bool hasKnob(const KnobSpace& s, const char* name) {
 }
 }  // namespace
 
+TiledParams decodeTiled(const TuningTask& t, const KnobSpace& space, ConfigIndex config) {
+    if (!t.isTiled()) throw std::invalid_argument("not a tiled-template task: " + t.describe());
+    const KnobIndices k = space.decode(config);
+    auto get = [&](const char* name, int64_t fallback) { return hasKnob(space, name) ? space.value(k, name) : fallback; };
+    TiledParams q;
+    PackedParams& p = q.packed;
+    p.lanes = t.lanes;
+    const std::vector<int64_t>& oc = space.split(k, "tile_oc");
+    q.cbOuter = static_cast<int>(oc[0]);
+    q.cbInner = static_cast<int>(oc[1]);
+    p.ocBn = static_cast<int>(oc[2]) * t.lanes;
+    if (hasKnob(space, "tile_ic")) {
+        const std::vector<int64_t>& ic = space.split(k, "tile_ic");
+        q.icOuter = static_cast<int>(ic[0]);
+        q.icInner = static_cast<int>(ic[1]);
+        p.icBn = static_cast<int>(ic[2]) * 8;
+    } else {
+        p.icBn = static_cast<int>(t.inC);
+    }
+    const std::vector<int64_t>& oh = space.split(k, "tile_oh");
+    q.yOuter = static_cast<int>(oh[0]);
+    q.yMid = static_cast<int>(oh[1]);
+    q.yReg = static_cast<int>(oh[2]);
+    p.regN = static_cast<int>(get("reg_n", 1));
+    p.unrollKw = get("unroll_kw", 0) != 0;
+    p.order = static_cast<int>(get("order", 0));
+    p.padAt = static_cast<int>(get("pad_at", 0));
+    q.unrollIc = static_cast<int>(get("unroll_ic", 1));
+    q.outerOrder = static_cast<int>(get("outer_order", 0));
+    q.innerOrder = static_cast<int>(get("inner_order", 0));
+    q.parallel = static_cast<int>(get("parallel", 0));
+    q.accum = static_cast<int>(get("accum", 0));
+    return q;
+}
+
+nlohmann::json TiledParams::toJson() const {
+    nlohmann::json j = packed.toJson();
+    j.erase("parallel");
+    j["cb"] = {cbOuter, cbInner};
+    j["y"] = {yOuter, yMid, yReg};
+    j["icb"] = {icOuter, icInner};
+    j["unroll_ic"] = unrollIc;
+    j["outer_order"] = outerOrder;
+    j["inner_order"] = innerOrder;
+    j["parallel"] = parallel;
+    j["accum"] = accum;
+    return j;
+}
+
+bool tiledFromPacked(const TuningTask& packedTask, ConfigIndex packedConfig, ConfigIndex* tiledConfig) {
+    if (packedTask.convTemplate != ConvTemplate::Packed || packedTask.kind != TaskKind::Conv2d)
+        throw std::invalid_argument("tiledFromPacked needs a conv2d task with the packed template");
+    const PackedParams p = decodePacked(packedTask, templateSpace(packedTask), packedConfig);
+    TuningTask tiled = packedTask;
+    tiled.convTemplate = ConvTemplate::Tiled;
+    const KnobSpace space = templateSpace(tiled);
+    const int64_t L = packedTask.lanes, ocVectors = ceilDiv(packedTask.outC, L);
+    const int64_t ocv = p.ocBn / L;
+    if (ocVectors % ocv) return false;
+    const int64_t kb = ocVectors / ocv, oh = packedTask.outH();
+    // Packed parallel 0: rows in parallel, every block inside; 1: blocks x rows fused (blocks
+    // outer); 2: blocks in parallel, rows inside. The tiled loops [cb_o, y_o] or [y_o, cb_o]
+    // carry them, the cache tile loops have extent 1 except cb_i for parallel 0.
+    std::vector<int64_t> ocSplit = p.parallel == 0 ? std::vector<int64_t>{1, kb, ocv} : std::vector<int64_t>{kb, 1, ocv};
+    KnobIndices k(space.knobCount(), 0);
+    auto setSplit = [&](const char* name, const std::vector<int64_t>& factors) {
+        const int i = space.knobIndex(name);
+        const auto& e = space.knob(i).entities;
+        const auto it = std::find(e.begin(), e.end(), factors);
+        if (it == e.end()) return false;
+        k[i] = static_cast<int>(it - e.begin());
+        return true;
+    };
+    auto setEnum = [&](const char* name, int64_t value) {
+        if (!hasKnob(space, name)) return true;
+        return setSplit(name, {value});
+    };
+    bool ok = setSplit("tile_oc", ocSplit) && setSplit("tile_oh", {oh, 1, 1});
+    if (hasKnob(space, "tile_ic")) {
+        const int64_t units = ceilDiv(packedTask.inC, 8), u = p.icBn / 8;
+        if (units % u) return false;
+        ok = ok && setSplit("tile_ic", {1, units / u, u});
+    }
+    ok = ok && setEnum("reg_n", p.regN) && setEnum("unroll_kw", p.unrollKw ? 1 : 0) && setEnum("order", p.order) &&
+         setEnum("pad_at", p.padAt) && setEnum("unroll_ic", 1) && setEnum("outer_order", p.parallel == 0 ? 1 : 0) &&
+         setEnum("inner_order", 0) && setEnum("parallel", p.parallel == 1 ? 1 : 0) && setEnum("accum", 0);
+    if (!ok) return false;
+    *tiledConfig = space.encode(k);
+    return true;
+}
+
 PackedParams decodePacked(const TuningTask& t, const KnobSpace& space, ConfigIndex config) {
+    if (t.isTiled()) return decodeTiled(t, space, config).packed;
     const KnobIndices k = space.decode(config);
     auto get = [&](const char* name, int64_t fallback) { return hasKnob(space, name) ? space.value(k, name) : fallback; };
     PackedParams p;
@@ -87,6 +202,7 @@ nlohmann::json PackedParams::toJson() const {
 
 KnobSpace templateSpace(const TuningTask& task) {
     task.validate();
+    if (task.isTiled()) return tiledSpace(task);
     if (task.isPacked()) return packedSpace(task);
     KnobSpace s;
     switch (task.kind) {
@@ -140,6 +256,7 @@ ScheduleParams decodeSchedule(const TuningTask& task, const KnobSpace& space, Co
     if (task.isPacked()) {
         const PackedParams pp = decodePacked(task, space, config);
         ScheduleParams p;
+        if (task.isTiled()) p.tileH = decodeTiled(task, space, config).yReg;
         p.tileC = pp.ocBn;
         p.tileW = pp.regN;
         p.tileR = task.kind == TaskKind::DepthwiseConv2d ? 1 : pp.icBn;

@@ -36,6 +36,23 @@
 //   parallel  0 rows, 1 output-channel blocks x rows (fused), 2 output-channel blocks
 // Channel counts that the blocks do not divide are zero-padded in the packed layouts (as oneDNN's
 // blocked formats); output widths that reg_n does not divide use shifted last tiles.
+//
+// The tiled template (task.convTemplate == Tiled, conv2d): the packed layouts, multi-level tiles.
+//   tile_oc    ceil(out channels / L) vectors = [cb_o, cb_i, oc_v], oc_v <= 4: oc_bn = oc_v L;
+//              cb_o blocks in the outer tile loop, cb_i per cache tile
+//   tile_ic    ceil(in channels / 8) = [ic_o, ic_i, u], u <= 8: ic_bn = 8u; the reduction over
+//              ic_o x ic_i blocks is split in two (absent for the first conv, < 8 channels)
+//   tile_oh    output rows = [y_o, y_m, y_r], y_r <= 4: y_o in the outer tile loop, y_m per cache
+//              tile, y_r rows per register tile
+//   reg_n      output columns per register tile, as packed: the register tile keeps
+//              y_r x reg_n x oc_v vector accumulators
+//   unroll_kw, order, pad_at   as packed (order orders [ic_i blocks, kh, kw, ic])
+//   unroll_ic  1, 2, 4: unroll of the channels-in-a-block reduction loop (absent with tile_ic)
+//   outer_order 0 cb_o outside y_o, 1 y_o outside cb_o; inner_order the same for cb_i and y_m
+//   parallel   0 the outermost tile loop on all cores, 1 both outer tile loops fused
+//   accum      0 accumulators per register tile (the whole reduction inside it), 1 per cache tile:
+//              the ic_o loop runs outside the cache tile's loops, partial sums stay in the tile
+// Every split is exact, every enumerated choice fits any split: all points are valid kernels.
 #pragma once
 
 #include "tuning/KnobSpace.h"
@@ -78,7 +95,27 @@ struct PackedParams {
     int parallel = 0;  // 0 rows, 1 oc blocks x rows, 2 oc blocks
     nlohmann::json toJson() const;
 };
+// For a tiled task, the layout part of its configuration (blocks, register tile, order, pad_at).
 PackedParams decodePacked(const TuningTask& task, const KnobSpace& space, ConfigIndex config);
+
+// A configuration of the tiled template.
+struct TiledParams {
+    PackedParams packed;  // lanes, ic_bn, oc_bn, reg_n, unroll_kw, order, pad_at (parallel unused)
+    int cbOuter = 1, cbInner = 1;      // output-channel blocks: outer tile loop x per cache tile
+    int yOuter = 1, yMid = 1, yReg = 1;  // output rows: outer x per cache tile x per register tile
+    int icOuter = 1, icInner = 1;      // input-channel blocks: outer x inner reduction loop
+    int unrollIc = 1;
+    int outerOrder = 0, innerOrder = 0;
+    int parallel = 0;  // 0 outermost tile loop, 1 both outer tile loops fused
+    int accum = 0;     // 0 register tile, 1 cache tile
+    nlohmann::json toJson() const;
+};
+TiledParams decodeTiled(const TuningTask& task, const KnobSpace& space, ConfigIndex config);
+// The tiled configuration that builds the same kernel as a packed one (same loop nest, same
+// reduction order: bit-identical results), for the task with the packed template. Returns false
+// when a block of the packed configuration does not divide the channel counts (it pads them),
+// which the tiled splits cannot express.
+bool tiledFromPacked(const TuningTask& packedTask, ConfigIndex packedConfig, ConfigIndex* tiledConfig);
 
 // Numeric features of a configuration for learned cost models: each knob's normalized index, then
 // the loop-nest features of its schedule (LoopNest.h: per loop, extent and annotation; per buffer,

@@ -25,9 +25,9 @@ const EngineDescription& tuningRunDescription() {
             ParamSpec::number("timeout", 20, 0.1, 3600, "halide: limit per measurement (s)"),
             ParamSpec::string("worker", "", "halide: the measure worker binary [default: beside the program]"),
             ParamSpec::string("task", "", "the task's description (recorded; must match task_index when given)"),
-            ParamSpec::choice("template", "", {"packed", "nchw"},
-                              "conv template: packed NCHW[x]c or the plain NCHW one [default: packed with halide, "
-                              "nchw with sim]"),
+            ParamSpec::choice("template", "", {"tiled", "packed", "nchw"},
+                              "conv template: tiled (multi-level tiles over NCHW[x]c), packed NCHW[x]c or the plain "
+                              "NCHW one [default: tiled with halide, nchw with sim]"),
         }};
     return d;
 }
@@ -133,10 +133,10 @@ TuningRun::TuningRun(const Graph& graph, RunSpec spec, std::string modelPath, Me
         throw std::invalid_argument("tuning: task_index must be between 0 and " + std::to_string(tasks.size() - 1) +
                                     ", not " + std::to_string(index));
     task_ = tasks[size_t(index)];
-    // Real measurements use the packed conv template unless told otherwise; the simulated CPU
+    // Real measurements use the tiled conv template unless told otherwise; the simulated CPU
     // models the NCHW one.
-    const std::string templ = p.value("template", std::string(measurerName == "halide" ? "packed" : "nchw"));
-    if (templ == "packed") task_ = withPackedTemplate(task_);
+    const std::string templ = p.value("template", std::string(measurerName == "halide" ? "tiled" : "nchw"));
+    task_ = withTemplate(task_, templ);
     spec_.params["template"] = templ;
     if (spec_.params.contains("task") && spec_.params["task"].get<std::string>() != task_.describe())
         throw std::invalid_argument("tuning: task " + std::to_string(index) + " is " + task_.describe() + ", not " +

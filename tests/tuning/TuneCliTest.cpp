@@ -45,6 +45,19 @@ TEST(TuneCli, TasksListsResNet18AsJson) {
     EXPECT_EQ(j["tasks"][1]["weight"], 4);
     EXPECT_EQ(j["tasks"][11]["kind"], "dense");
     EXPECT_GT(j["tasks"][0]["flops"].get<double>(), 2e8);
+    // The spaces are those of the template real measurements search: tiled, >= 10^5 per conv.
+    EXPECT_EQ(j["template"], "tiled");
+    for (size_t i = 0; i < 11; ++i) {
+        EXPECT_EQ(j["tasks"][i]["template"], "tiled") << i;
+        EXPECT_GE(j["tasks"][i]["space_size"].get<uint64_t>(), 100000u) << i;
+    }
+    // --template nchw: the simulated CPU's template, a different space.
+    const Output n = runGraphopt("tasks " + resnet18() + " --json --template nchw");
+    ASSERT_EQ(n.status, 0);
+    const auto jn = nlohmann::json::parse(n.out);
+    EXPECT_EQ(jn["tasks"][1]["template"], "nchw");
+    EXPECT_NE(jn["tasks"][1]["space_size"], j["tasks"][1]["space_size"]);
+    EXPECT_EQ(runGraphopt("tasks " + resnet18() + " --template blocked").status, 2);
 }
 
 TEST(TuneCli, TuneWithTheSimulatedMeasurerGivesEveryMeasurement) {
@@ -134,7 +147,7 @@ TEST(TuneCli, AutoTvmWithAdaptiveSamplingStoresItsClusters) {
                           " --tuner-params '{\"plan_sise\": 16}'").status, 2);
 }
 
-// Real measurements: conv tasks take the packed template, every task is compared with libtorch
+// Real measurements: conv tasks take the tiled template, every task is compared with libtorch
 // (interleaved, per thread count) and the model total says tuned / libtorch.
 TEST(TuneCli, RealMeasurementsReportTheTemplateAndLibtorch) {
     ASSERT_TRUE(std::filesystem::exists(resnet18())) << "resnet18.onnx not bundled (a committed or installed resource is missing)";
@@ -145,12 +158,16 @@ TEST(TuneCli, RealMeasurementsReportTheTemplateAndLibtorch) {
     ASSERT_EQ(j["tasks"].size(), 1u);
     const auto& t = j["tasks"][0];
     for (const char* key : {"best_gflops", "best_latency_s", "measurements", "best_config"}) EXPECT_TRUE(t.contains(key)) << key;
-    EXPECT_EQ(t["template"], "packed");
+    EXPECT_EQ(t["template"], "tiled");
     ASSERT_TRUE(t["libtorch_gflops"].is_number()) << t.dump();
     EXPECT_GT(t["libtorch_gflops"].get<double>(), 0);
     ASSERT_TRUE(j["tuned_vs_libtorch"].is_number()) << j.dump();
     EXPECT_GT(j["tuned_vs_libtorch"].get<double>(), 0);
-    // The old template stays available for the same task.
+    // The older templates stay available for the same task.
+    const Output packed = runGraphopt("tune " + resnet18() +
+                                      " --task 4 --tuner random --measurer halide --template packed --trials 2 --min-time 0 --json --no-store");
+    ASSERT_EQ(packed.status, 0);
+    EXPECT_EQ(nlohmann::json::parse(packed.out)["tasks"][0]["template"], "packed");
     const Output nchw = runGraphopt("tune " + resnet18() +
                                     " --task 4 --tuner random --measurer halide --template nchw --trials 2 --min-time 0 --json --no-store");
     ASSERT_EQ(nchw.status, 0);

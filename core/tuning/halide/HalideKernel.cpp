@@ -7,6 +7,7 @@
 
 #include "tuning/TemplateSpace.h"
 #include "tuning/halide/PackedConv.h"
+#include "tuning/halide/TiledConv.h"
 #include "tuning/halide/PackedLayout.h"
 
 namespace graphopt::tuning {
@@ -333,8 +334,14 @@ HalideKernel::HalideKernel(const TuningTask& task, ConfigIndex config, KernelOpt
         const KnobSpace space = templateSpace(task);
         if (task.isPacked()) {
             impl_->packed = true;
-            impl_->pp = decodePacked(task, space, config);
-            definePackedConv(task, impl_->pp, impl_->pk, options.dropLastBlock);
+            if (task.isTiled()) {
+                const TiledParams q = decodeTiled(task, space, config);
+                impl_->pp = q.packed;
+                defineTiledConv(task, q, impl_->pk, options.dropLastBlock);
+            } else {
+                impl_->pp = decodePacked(task, space, config);
+                definePackedConv(task, impl_->pp, impl_->pk, options.dropLastBlock);
+            }
             impl_->pipeline = Pipeline(impl_->pk.out);
         } else {
             const ScheduleParams p = decodeSchedule(task, space, config);

@@ -27,7 +27,8 @@ void setDense(OutputImageParam p, const std::vector<int>& extents) {
 
 }  // namespace
 
-void definePackedConv(const TuningTask& t, const PackedParams& p, PackedConvPipeline& k, bool dropLastBlock) {
+void definePackedConvAlgorithm(const TuningTask& t, const PackedParams& p, PackedConvPipeline& k, bool dropLastBlock,
+                               PackedConvAlgorithm& a) {
     const bool depthwise = t.kind == TaskKind::DepthwiseConv2d;
     const PackedShape s = packedShape(t, p);
     const int L = p.lanes, icbn = p.icBn, ocbn = p.ocBn;
@@ -36,11 +37,11 @@ void definePackedConv(const TuningTask& t, const PackedParams& p, PackedConvPipe
     if (ocbn % L) throw std::runtime_error("oc_bn must be a multiple of the vector lanes");
 
     setDense(k.input, {icbn, i32(s.inW), i32(s.inH), Cb, N});
-    Var c("c"), x("x"), y("y"), cb("cb"), n("n");
+    const Var c = a.c, x = a.x, y = a.y, cb = a.cb, n = a.n;
 
     // The padded input: either it arrives padded (reads need no boundary condition) or the kernel
     // makes a padded copy once per run, before the convolution.
-    Func src("src");
+    Func& src = a.src;
     if (p.padAt == 0) {
         src(c, x, y, cb, n) = k.input(c, x, y, cb, n);
     } else {
@@ -50,9 +51,9 @@ void definePackedConv(const TuningTask& t, const PackedParams& p, PackedConvPipe
     }
 
     const int sw = i32(t.strideW), sh = i32(t.strideH), dw = i32(t.dilationW), dh = i32(t.dilationH);
-    Func conv("conv");
+    Func& conv = a.conv;
     conv(c, x, y, cb, n) = 0.0f;
-    RDom r;
+    RDom& r = a.r;
     if (depthwise) {
         setDense(k.dwWeights, {icbn, KW, KH, Cb});
         r = RDom(0, dropLastBlock ? KW - 1 : KW, 0, KH, "r");
@@ -68,6 +69,16 @@ void definePackedConv(const TuningTask& t, const PackedParams& p, PackedConvPipe
     }
     k.out(c, x, y, cb, n) = conv(c, x, y, cb, n);
     setDense(k.out.output_buffer(), {ocbn, OW, OH, Kb, N});
+}
+
+void definePackedConv(const TuningTask& t, const PackedParams& p, PackedConvPipeline& k, bool dropLastBlock) {
+    PackedConvAlgorithm a;
+    definePackedConvAlgorithm(t, p, k, dropLastBlock, a);
+    const bool depthwise = t.kind == TaskKind::DepthwiseConv2d;
+    const int L = p.lanes, icbn = p.icBn, OW = i32(t.outW());
+    const Var c = a.c, x = a.x, y = a.y, cb = a.cb, n = a.n;
+    Func &src = a.src, &conv = a.conv;
+    RDom& r = a.r;
 
     // Output: register tiles of reg_n columns (the last tile shifted inwards when reg_n does not
     // divide the width) x the whole channel block, in vectors of L lanes.

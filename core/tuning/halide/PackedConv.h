@@ -20,6 +20,18 @@ struct PackedConvPipeline {
     Halide::Func out{"out_packed"};  // (oc, x, y, oc block, n)
 };
 
+// The algorithm of the packed layouts, unscheduled: `src` the (maybe padded) input, `conv` the
+// accumulators (pure 0, then the update over r), k.out = conv. Shared by the packed and the tiled
+// template (TiledConv.h), which schedule it differently. r: conv2d (channel in the input block,
+// kernel column, kernel row, input block); depthwise (kernel column, kernel row).
+struct PackedConvAlgorithm {
+    Halide::Func src{"src"}, conv{"conv"};
+    Halide::RDom r;
+    Halide::Var c{"c"}, x{"x"}, y{"y"}, cb{"cb"}, n{"n"};
+};
+void definePackedConvAlgorithm(const TuningTask& task, const PackedParams& p, PackedConvPipeline& k,
+                               bool dropLastBlock, PackedConvAlgorithm& a);
+
 // Defines the algorithm and applies the configuration's schedule. dropLastBlock (tests only)
 // leaves the last input-channel block out of the reduction (the last kernel column when there is
 // one block): a deliberately wrong kernel that the output check must catch.

@@ -1,0 +1,171 @@
+// The tiled conv template (multi-level tiles over the packed layouts): its spaces, valid by
+// construction; the packed configurations inside it, building the same kernels; and a few
+// configurations per ResNet-18 conv through the measure worker, checked against libtorch.
+// (bench/tuning/tiled_validity checks 200 per task.) Timing is never asserted.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "graph/Loaders.h"
+#include "run/Rng.h"
+#include "tuning/HalideMeasurer.h"
+#include "tuning/TemplateSpace.h"
+#include "tuning/halide/HalideKernel.h"
+
+using namespace graphopt;
+using namespace graphopt::tuning;
+
+namespace {
+
+std::vector<TuningTask> resnet18Convs() {
+    std::vector<TuningTask> out;
+    for (const TuningTask& t :
+         extractTasks(loadGraph(std::string(GRAPHOPT_SOURCE_DIR) + "/resources/models/resnet18.onnx")))
+        if (t.kind == TaskKind::Conv2d) out.push_back(t);
+    return out;
+}
+
+std::vector<float> seededData(int64_t n, uint64_t seed) {
+    Rng rng(seed);
+    std::vector<float> v(static_cast<size_t>(n));
+    for (float& x : v) x = static_cast<float>(rng.uniform() * 2 - 1);
+    return v;
+}
+
+std::vector<float> runKernel(const TuningTask& t, ConfigIndex c) {
+    const std::vector<float> in = seededData(t.inputElements(), 1), w = seededData(t.weightElements(), 2);
+    std::vector<float> out(static_cast<size_t>(t.outputElements()));
+    HalideKernel k(t, c);
+    k.run(in.data(), w.data(), out.data());
+    return out;
+}
+
+}  // namespace
+
+TEST(TiledTemplate, EveryResNet18ConvHasAtLeast1e5Configurations) {
+    const auto convs = resnet18Convs();
+    ASSERT_EQ(convs.size(), 11u);
+    for (int lanes : {8, 16})
+        for (const TuningTask& base : convs) {
+            const TuningTask t = withTiledTemplate(base, lanes);
+            ASSERT_TRUE(t.isTiled()) << base.describe();
+            EXPECT_GE(templateSpace(t).size(), 100000u) << t.describe() << " lanes " << lanes;
+        }
+    // Depthwise stays with the packed template; the task's key names its template.
+    const TuningTask dw = withTiledTemplate(makeConv2d(1, 32, 14, 14, 32, 3, 1, 1, 32), 16);
+    EXPECT_TRUE(dw.isPacked());
+    EXPECT_FALSE(dw.isTiled());
+    const TuningTask tiled = withTiledTemplate(convs[1], 16);
+    EXPECT_NE(tiled.key(), withPackedTemplate(convs[1], 16).key());
+    EXPECT_EQ(TuningTask::fromJson(tiled.toJson()).key(), tiled.key());
+    EXPECT_THROW(withTemplate(convs[1], "blocked"), std::invalid_argument);
+}
+
+TEST(TiledTemplate, EveryConfigurationDecodesToExactTiles) {
+    Rng rng(7);
+    for (const TuningTask& base : resnet18Convs()) {
+        const TuningTask t = withTiledTemplate(base, 16);
+        const KnobSpace s = templateSpace(t);
+        for (int i = 0; i < 300; ++i) {
+            const ConfigIndex c = s.random(rng);
+            const TiledParams q = decodeTiled(t, s, c);
+            const int64_t ocVectors = (t.outC + 15) / 16;
+            EXPECT_EQ(int64_t(q.cbOuter) * q.cbInner * (q.packed.ocBn / 16), ocVectors) << s.describeText(c);
+            EXPECT_EQ(int64_t(q.yOuter) * q.yMid * q.yReg, t.outH()) << s.describeText(c);
+            EXPECT_LE(q.yReg, 4);
+            if (t.inC >= 8) {
+                EXPECT_EQ(int64_t(q.icOuter) * q.icInner * q.packed.icBn, (t.inC + 7) / 8 * 8) << s.describeText(c);
+                EXPECT_EQ(q.packed.icBn % q.unrollIc, 0);
+            } else {
+                EXPECT_EQ(q.packed.icBn, t.inC);
+            }
+            EXPECT_LE(q.packed.regN, t.outW());
+            // The loop nest the cost models read fits their feature slots.
+            EXPECT_NO_THROW(scheduleFeatures(t, s, c)) << s.describeText(c);
+        }
+    }
+}
+
+TEST(TiledTemplate, PackedConfigurationsMapInAndBuildTheSameKernel) {
+    const int lanes = hostVectorLanes();
+    // A 3x3 conv with several blocks each way, a strided 1x1, the first conv's shape (3 channels).
+    const std::vector<TuningTask> bases = {makeConv2d(1, 32, 10, 12, 64, 3, 1, 1), makeConv2d(1, 32, 14, 14, 32, 1, 2, 0),
+                                           makeConv2d(1, 3, 20, 20, 32, 7, 2, 3)};
+    Rng rng(3);
+    int compared = 0;
+    for (const TuningTask& base : bases) {
+        const TuningTask packed = withPackedTemplate(base, lanes);
+        const TuningTask tiled = withTiledTemplate(base, lanes);
+        const KnobSpace ps = templateSpace(packed), ts = templateSpace(tiled);
+        // Every packed configuration whose blocks divide the channels maps, onto one that decodes
+        // to the same blocks, register tile, order and padding.
+        int mapped = 0;
+        for (ConfigIndex c = 0; c < ps.size(); ++c) {
+            ConfigIndex tc = 0;
+            if (!tiledFromPacked(packed, c, &tc)) continue;
+            ++mapped;
+            const PackedParams p = decodePacked(packed, ps, c), q = decodeTiled(tiled, ts, tc).packed;
+            ASSERT_EQ(p.icBn, q.icBn);
+            ASSERT_EQ(p.ocBn, q.ocBn);
+            ASSERT_EQ(p.regN, q.regN);
+            ASSERT_EQ(p.order, q.order);
+            ASSERT_EQ(p.padAt, q.padAt);
+            ASSERT_EQ(p.unrollKw, q.unrollKw);
+        }
+        EXPECT_GT(mapped, 0) << base.describe();
+        // Channel counts that every block divides: the whole packed space maps.
+        if (base.inC % 64 == 0 || base.inC < 8) EXPECT_EQ(mapped, static_cast<int>(ps.size())) << base.describe();
+        // The same loop nest and reduction order: bit-identical outputs, for one configuration of
+        // each packed parallel scheme and a few random others.
+        std::vector<ConfigIndex> sample;
+        for (int par = 0; par < 3; ++par) {
+            KnobIndices k = ps.randomIndices(rng);
+            k[ps.knobIndex("parallel")] = par;
+            sample.push_back(ps.encode(k));
+        }
+        for (int i = 0; i < 2; ++i) sample.push_back(ps.random(rng));
+        for (ConfigIndex c : sample) {
+            ConfigIndex tc = 0;
+            if (!tiledFromPacked(packed, c, &tc)) continue;
+            EXPECT_EQ(runKernel(packed, c), runKernel(tiled, tc))
+                << base.describe() << ": packed " << ps.describeText(c) << " vs tiled " << ts.describeText(tc);
+            ++compared;
+        }
+    }
+    EXPECT_GE(compared, 10);
+}
+
+TEST(TiledTemplate, ResNet18ConvsCompileAndAgreeWithLibtorch) {
+    HalideMeasurerOptions o;
+    o.workerPath = GRAPHOPT_MEASURE_WORKER;
+    o.minTimeS = 0;
+    o.maxRepeats = 1;
+    o.timeoutS = 60;
+    o.threads = 2;
+    HalideMeasurer m(o);
+    Rng rng(11);
+    int measured = 0;
+    for (const TuningTask& base : resnet18Convs()) {
+        const TuningTask t = withTiledTemplate(base, hostVectorLanes());
+        const KnobSpace s = templateSpace(t);
+        // Two random configurations, and one with each accumulator placement and an outer
+        // reduction split where the task has one.
+        std::vector<ConfigIndex> configs = {s.random(rng), s.random(rng)};
+        for (int accum = 0; accum < 2; ++accum) {
+            KnobIndices k = s.randomIndices(rng);
+            k[s.knobIndex("accum")] = accum;
+            if (t.inC >= 8) {
+                const Knob& ic = s.knob(s.knobIndex("tile_ic"));
+                for (size_t e = 0; e < ic.size(); ++e)
+                    if (ic.entities[e][0] > 1) k[s.knobIndex("tile_ic")] = static_cast<int>(e);
+            }
+            configs.push_back(s.encode(k));
+        }
+        for (const auto& r : m.measure(t, configs)) {
+            EXPECT_TRUE(r.ok) << t.describe() << " config " << r.config << " (" << s.describeText(r.config)
+                              << "): " << r.error;
+            ++measured;
+        }
+    }
+    EXPECT_EQ(measured, 11 * 4);
+}
