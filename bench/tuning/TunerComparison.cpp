@@ -1,26 +1,33 @@
 // tuner_comparison [--models resnet18,mobilenet_v2] [--only MODEL:i,j,...]... [--template tiled|packed|nchw]
 //                  [--tuners random,autotvm,autotvm-as,release] [--seeds 1,2,3] [--budget N] [--measure-batch B]
-//                  [--min-time S] [--tuner-params JSON] [--csv FILE] [--cache FILE]
+//                  [--min-time S] [--tuner-params JSON] [--params TUNER=JSON]... [--csv FILE] [--cache FILE]
+// tuner_comparison --report CSV... [--tuners ...]
 //
 // ReLeASE's comparison (papers/ReLeASE.md, "What the product reports") on this machine, with real
 // Halide measurements: every tuner tunes every chosen task (default: every conv, pointwise and
 // depthwise task of each model) with the same budget, once per seed, in the order task > seed >
-// tuner. Per tuner it prints the time and measurements it needs to reach autotvm's final best
-// (same task and seed), per task and as a geometric mean over tasks, the share of runs that reach
-// it, the best kernel, and the share of the wall clock the tuner spent on its own search.
+// tuner. The report (tuning/TunerRace.h) takes as each task's target the best kernel any tuner
+// found over all seeds, and gives per tuner the time and measurements to 97 % and 99 % of it (a
+// run that never gets there counts at twice its clock, and says so), the speed-up against autotvm
+// per task and seed, the best found at a fixed time, and the share of its clock the tuner spent
+// on its own search. Every tuner runs with its own defaults (AutoTVM's: plan size 64, 5 % random,
+// the first 64 measurements random) unless --tuner-params (all model-based tuners) or
+// --params TUNER=JSON (one tuner) says otherwise. --report prints the report from CSVs of earlier
+// invocations (a comparison spread over sessions) without measuring.
 //
 // Measurements are shared: each distinct configuration of a task is compiled, checked and timed
-// once per bench invocation (and kept in --cache, a JSON-lines file, so a rerun or an interrupted
-// run measures nothing twice); every tuner that proposes it gets that result and is charged the
-// measurement's real cost (the wall seconds that compile + check + timing took when it was made).
-// A run's clock is therefore its own search time (proposeBatch and observe, measured as they run)
-// plus the real cost of every measurement it asked for, as if it had run alone; and two tuners
-// that measure the same configuration see the same figure, so "reaching autotvm's best" is not
-// decided by timing noise between two measurements of one kernel.
+// once (and kept in --cache, a JSON-lines file, so a rerun, an interrupted run or a later session
+// that extends the comparison measures nothing twice; entries made on another CPU model are not
+// used); every tuner that proposes it gets that result and is charged the measurement's real cost
+// (the wall seconds that compile + check + timing took when it was made). A run's clock is
+// therefore its own search time (proposeBatch and observe, measured as they run) plus the real
+// cost of every measurement it asked for, as if it had run alone; and two tuners that measure the
+// same configuration see the same figure, so who gets to the target is not decided by timing
+// noise between two measurements of one kernel.
 //
 // The CSV has one row per measurement: model, task, template, tuner, seed, measurement, clock_s,
-// gflops, best_gflops (plot it with plot_tuner_comparison). Figures depend on the machine's load: the load
-// average is printed at the start, after each task and at the end.
+// gflops, best_gflops, own_s (plot it with plot_tuner_comparison). Figures depend on the machine's
+// load: the load average is printed at the start, after each task and at the end.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -37,12 +44,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include "execution/ProfileRun.h"
 #include "graph/Loaders.h"
 #include "tuning/HalideMeasurer.h"
 #include "tuning/LearnedTuners.h"
 #include "tuning/PeakFlops.h"
 #include "tuning/TemplateSpace.h"
 #include "tuning/Tuner.h"
+#include "tuning/TunerRace.h"
 
 using namespace graphopt;
 using namespace graphopt::tuning;
@@ -75,7 +84,7 @@ public:
         MeasureResult result;
         double costS = 0;
     };
-    explicit MeasurementCache(const std::string& path) {
+    MeasurementCache(const std::string& path, std::string cpu) : cpu_(std::move(cpu)) {
         if (path.empty()) return;
         if (std::ifstream in(path); in) {
             std::string line;
@@ -83,6 +92,10 @@ public:
                 if (line.empty()) continue;
                 try {
                     const auto j = nlohmann::json::parse(line);
+                    if (j.value("cpu", cpu_) != cpu_) {
+                        ++otherCpu_;
+                        continue;
+                    }
                     entries_[j.at("task").get<std::string>()][j.at("config").get<ConfigIndex>()] =
                         Entry{MeasureResult::fromJson(j.at("result")), j.at("cost_s").get<double>()};
                     ++loaded_;
@@ -107,7 +120,7 @@ public:
                 Entry e{r.at(0), since(t0)};
                 ++fresh_;
                 if (log_.is_open()) {
-                    log_ << nlohmann::json{{"task", task.key()}, {"config", c}, {"cost_s", e.costS},
+                    log_ << nlohmann::json{{"task", task.key()}, {"config", c}, {"cpu", cpu_}, {"cost_s", e.costS},
                                            {"result", e.result.toJson()}}
                                 .dump()
                          << "\n"
@@ -121,11 +134,13 @@ public:
     }
     int64_t fresh() const { return fresh_; }
     int64_t loaded() const { return loaded_; }
+    int64_t otherCpu() const { return otherCpu_; }
 
 private:
+    std::string cpu_;
     std::unordered_map<std::string, std::unordered_map<ConfigIndex, Entry>> entries_;
     std::ofstream log_;
-    int64_t fresh_ = 0, loaded_ = 0;
+    int64_t fresh_ = 0, loaded_ = 0, otherCpu_ = 0;
 };
 
 struct TaskRef {
@@ -135,25 +150,12 @@ struct TaskRef {
     std::string label() const { return model + ":" + std::to_string(index); }
 };
 
-struct Record {
-    std::string tuner;
-    std::string task;  // TaskRef::label()
-    uint64_t seed = 0;
-    std::vector<double> best;   // best GFLOP/s after each measurement
-    std::vector<double> clock;  // the run's clock when each measurement was known
-    double tunerS = 0;          // its own search time (proposeBatch + observe)
+// One run, with what the bench prints beside the race's figures.
+struct Record : RaceRun {
     int failures = 0;
     int plans = 0;
     double kSum = 0, visitedSum = 0;  // over its adaptive-sampling plans
     int sampledPlans = 0;
-    double finalBest() const { return best.empty() ? 0 : best.back(); }
-    double wallS() const { return clock.empty() ? 0 : clock.back(); }
-    // First measurement whose best reaches `target`: (measurements, seconds).
-    std::optional<std::pair<int, double>> reach(double target) const {
-        for (size_t i = 0; i < best.size(); ++i)
-            if (best[i] >= target && best[i] > 0) return std::make_pair(static_cast<int>(i) + 1, clock[i]);
-        return std::nullopt;
-    }
 };
 
 void notePlan(Record& rec, const nlohmann::json& plan) {
@@ -198,24 +200,17 @@ Record runOne(const std::string& tunerName, const TaskRef& ref, uint64_t seed, c
             rec.best.push_back(best);
             rec.clock.push_back(clock);
             csv << ref.model << ',' << ref.index << ',' << ref.task.templateName() << ',' << tunerName << ',' << seed << ',' << measured << ',' << clock
-                << ',' << (e.result.ok ? e.result.gflops : 0.0) << ',' << best << "\n";
+                << ',' << (e.result.ok ? e.result.gflops : 0.0) << ',' << best << ',' << rec.ownS + own << "\n";
             results.push_back(e.result);
         }
         const auto t1 = Clock::now();
         tuner->observe(results);
         own += since(t1);
         clock += since(t1);
-        rec.tunerS += own;
+        rec.ownS += own;
     }
     csv.flush();
     return rec;
-}
-
-double geomean(const std::vector<double>& v) {
-    if (v.empty()) return std::nan("");
-    double s = 0;
-    for (double x : v) s += std::log(x);
-    return std::exp(s / static_cast<double>(v.size()));
 }
 
 double mean(const std::vector<double>& v) {
@@ -240,12 +235,22 @@ int main(int argc, char** argv) {
     std::string templ = "tiled";
     std::vector<std::string> tunerList = {"random", "autotvm", "autotvm-as", "release"};
     std::vector<uint64_t> seeds = {1, 2, 3};
-    int64_t budget = 128;
+    int64_t budget = 256;
     int batch = 8;
     double minTime = 0.05;
-    nlohmann::json modelParams = {{"plan_size", 16}, {"initial_random", 16}};
+    nlohmann::json modelParams = nlohmann::json::object();  // every tuner's own defaults
+    std::map<std::string, nlohmann::json> perTuner;         // --params TUNER=JSON, over modelParams
     std::string csvPath = "tuner_comparison.csv", cachePath;
+    std::vector<std::string> reportCsvs;
     for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--report")) {
+            while (i + 1 < argc && std::strncmp(argv[i + 1], "--", 2)) reportCsvs.push_back(argv[++i]);
+            if (reportCsvs.empty()) {
+                std::cerr << "tuner_comparison: --report wants one or more CSV files\n";
+                return 2;
+            }
+            continue;
+        }
         auto value = [&](const char* flag) -> std::optional<std::string> {
             if (std::strcmp(argv[i], flag) || i + 1 >= argc) return std::nullopt;
             return std::string(argv[++i]);
@@ -266,20 +271,41 @@ int main(int argc, char** argv) {
             else if ((v = value("--measure-batch"))) batch = std::stoi(*v);
             else if ((v = value("--min-time"))) minTime = std::stod(*v);
             else if ((v = value("--tuner-params"))) modelParams = nlohmann::json::parse(*v);
-            else if ((v = value("--csv"))) csvPath = *v;
+            else if ((v = value("--params"))) {
+                const auto eq = v->find('=');
+                if (eq == std::string::npos || eq == 0) throw std::invalid_argument("--params wants TUNER=JSON");
+                perTuner[v->substr(0, eq)] = nlohmann::json::parse(v->substr(eq + 1));
+            } else if ((v = value("--csv"))) csvPath = *v;
             else if ((v = value("--cache"))) cachePath = *v;
             else throw std::invalid_argument(std::string("unknown or incomplete option ") + argv[i]);
         } catch (const std::exception& e) {
             std::cerr << "tuner_comparison: " << e.what()
                       << "\nusage: tuner_comparison [--models a,b] [--only MODEL:i,j] [--template tiled|packed|nchw]"
                          " [--tuners a,b] [--seeds 1,2,3] [--budget N] [--measure-batch B] [--min-time S]"
-                         " [--tuner-params JSON] [--csv FILE] [--cache FILE]\n";
+                         " [--tuner-params JSON] [--params TUNER=JSON]... [--csv FILE] [--cache FILE]\n"
+                         "       tuner_comparison --report CSV... [--tuners a,b]\n";
             return 2;
         }
     }
     if (templ != "tiled" && templ != "packed" && templ != "nchw") {
         std::cerr << "tuner_comparison: --template is tiled, packed or nchw\n";
         return 2;
+    }
+    if (!reportCsvs.empty()) {
+        try {
+            std::vector<RaceRun> runs;
+            for (const auto& f : reportCsvs) {
+                std::ifstream in(f);
+                if (!in) throw std::runtime_error("cannot read " + f);
+                readRaceCsv(in, f, runs);
+            }
+            std::cout << runs.size() << " runs from " << reportCsvs.size() << " CSV file(s)\n\n"
+                      << raceReport(runs, tunerList);
+        } catch (const std::exception& e) {
+            std::cerr << "tuner_comparison: " << e.what() << "\n";
+            return 1;
+        }
+        return 0;
     }
     try {
         registerLearnedTuners();
@@ -308,16 +334,23 @@ int main(int argc, char** argv) {
 #endif
         mo.minTimeS = minTime;
         HalideMeasurer measurer(mo);
-        MeasurementCache cache(cachePath);
-        if (cache.loaded()) std::cout << "measurement cache " << cachePath << ": " << cache.loaded() << " measurements\n";
+        const std::string cpu = exec::cpuModelName();
+        std::cout << "CPU: " << (cpu.empty() ? "unknown" : cpu) << "\n";
+        MeasurementCache cache(cachePath, cpu);
+        if (cache.loaded() || cache.otherCpu())
+            std::cout << "measurement cache " << cachePath << ": " << cache.loaded() << " measurements of this CPU"
+                      << (cache.otherCpu() ? ", " + std::to_string(cache.otherCpu()) + " of other CPUs left out" : "")
+                      << "\n";
         std::ofstream csv(csvPath);
-        csv << "model,task,template,tuner,seed,measurement,clock_s,gflops,best_gflops\n";
+        csv << "model,task,template,tuner,seed,measurement,clock_s,gflops,best_gflops,own_s\n";
         std::cout << tasks.size() << " tasks (" << templ << " template), tuners";
         for (const auto& t : tunerList) std::cout << " " << t;
         std::cout << ", seeds";
         for (auto s : seeds) std::cout << " " << s;
         std::cout << "; budget " << budget << " measurements per run, batch " << batch << ", min time " << minTime
-                  << " s; model-based tuner params " << modelParams.dump() << "\nCSV (one row per measurement): "
+                  << " s; model-based tuner params " << modelParams.dump();
+        for (const auto& [t, p] : perTuner) std::cout << ", " << t << " " << p.dump();
+        std::cout << "\nCSV (one row per measurement): "
                   << csvPath << "\n\n";
 
         std::vector<Record> records;
@@ -329,12 +362,13 @@ int main(int argc, char** argv) {
             for (uint64_t seed : seeds)
                 for (const auto& tuner : tunerList) {
                     const bool modelBased = tuner != "random" && tuner != "ga" && tuner != "grid";
-                    Record rec = runOne(tuner, ref, seed, modelBased ? modelParams : nlohmann::json::object(), budget,
-                                        batch, measurer, cache, csv);
+                    nlohmann::json params = modelBased ? modelParams : nlohmann::json::object();
+                    if (perTuner.count(tuner)) params.update(perTuner.at(tuner));
+                    Record rec = runOne(tuner, ref, seed, params, budget, batch, measurer, cache, csv);
                     std::cout << "  seed " << seed << " " << std::left << std::setw(11) << tuner << std::right
                               << std::fixed << std::setprecision(1) << std::setw(7) << rec.finalBest()
                               << " GFLOP/s  clock " << std::setw(6) << rec.wallS() << " s  own " << std::setprecision(2)
-                              << std::setw(5) << rec.tunerS << " s  failed " << rec.failures;
+                              << std::setw(5) << rec.ownS << " s  failed " << rec.failures;
                     if (rec.sampledPlans)
                         std::cout << "  plans " << rec.plans << ", mean k " << std::setprecision(1)
                                   << rec.kSum / rec.sampledPlans << " of " << std::setprecision(0)
@@ -353,87 +387,7 @@ int main(int argc, char** argv) {
             return nullptr;
         };
 
-        // autotvm's final best per task and seed, and what it took autotvm to find it.
-        std::cout << "\n#### Reaching autotvm's final best (same task and seed)\n\n"
-                     "Per task: autotvm's final best (mean over seeds) and its mean time / measurements to find it; "
-                     "per other tuner the runs that reach it, their mean seconds and measurements, and autotvm's "
-                     "time / theirs (geometric mean over the seeds that reach it).\n\n| task | autotvm best | autotvm s | autotvm n |";
-        for (const auto& t : tunerList)
-            if (t != "autotvm") std::cout << " " << t << " reached | s | n | speed-up |";
-        std::cout << "\n|---|---|---|---|";
-        for (const auto& t : tunerList)
-            if (t != "autotvm") std::cout << "---|---|---|---|";
-        std::cout << "\n";
-        std::map<std::string, std::vector<double>> taskSpeedups, taskMeasureRatios;
-        std::map<std::string, int> reachedRuns, allRuns;
-        for (const TaskRef& ref : tasks) {
-            std::vector<double> aBest, aS, aN;
-            for (uint64_t s : seeds)
-                if (const Record* a = find("autotvm", ref.label(), s); a && a->finalBest() > 0) {
-                    const auto own = a->reach(a->finalBest());
-                    aBest.push_back(a->finalBest());
-                    aS.push_back(own->second);
-                    aN.push_back(own->first);
-                }
-            std::cout << "| " << ref.label() << " | " << fmt(mean(aBest), 1) << " | " << fmt(mean(aS), 0) << " | "
-                      << fmt(mean(aN), 0) << " |";
-            for (const auto& t : tunerList) {
-                if (t == "autotvm") continue;
-                std::vector<double> ts, ns, speed, nratio;
-                int reached = 0, runs = 0;
-                for (uint64_t s : seeds) {
-                    const Record* a = find("autotvm", ref.label(), s);
-                    const Record* o = find(t, ref.label(), s);
-                    if (!a || !o || a->finalBest() <= 0) continue;
-                    ++runs;
-                    const auto own = a->reach(a->finalBest());
-                    if (const auto hit = o->reach(a->finalBest())) {
-                        ++reached;
-                        ts.push_back(hit->second);
-                        ns.push_back(hit->first);
-                        speed.push_back(own->second / std::max(hit->second, 1e-9));
-                        nratio.push_back(static_cast<double>(own->first) / hit->first);
-                    }
-                }
-                reachedRuns[t] += reached;
-                allRuns[t] += runs;
-                if (!speed.empty()) {
-                    taskSpeedups[t].push_back(geomean(speed));
-                    taskMeasureRatios[t].push_back(geomean(nratio));
-                }
-                std::cout << " " << reached << "/" << runs << " | " << fmt(mean(ts), 0) << " | " << fmt(mean(ns), 0)
-                          << " | " << fmt(geomean(speed), 2) << "x |";
-            }
-            std::cout << "\n";
-        }
-
-        std::cout << "\n#### Per tuner, over every task\n\n"
-                     "| tuner | runs reaching autotvm's best | autotvm's time / theirs, geomean over tasks | "
-                     "autotvm's measurements / theirs, geomean | tasks with a reaching run | mean best GFLOP/s "
-                     "(share of the best any tuner found) | own search time, share of its clock |\n"
-                     "|---|---|---|---|---|---|---|\n";
-        std::map<std::string, double> bestAny;
-        for (const auto& r : records) bestAny[r.task] = std::max(bestAny[r.task], r.finalBest());
-        for (const auto& t : tunerList) {
-            double own = 0, wall = 0;
-            std::vector<double> share, bests;
-            for (const auto& r : records)
-                if (r.tuner == t) {
-                    own += r.tunerS;
-                    wall += r.wallS();
-                    bests.push_back(r.finalBest());
-                    if (bestAny[r.task] > 0) share.push_back(r.finalBest() / bestAny[r.task]);
-                }
-            std::cout << "| " << t << " | ";
-            if (t == "autotvm")
-                std::cout << "- | 1x | 1x | - | ";
-            else
-                std::cout << reachedRuns[t] << "/" << allRuns[t] << " (" << fmt(100.0 * reachedRuns[t] / std::max(1, allRuns[t]), 0)
-                          << " %) | " << fmt(geomean(taskSpeedups[t]), 2) << "x | " << fmt(geomean(taskMeasureRatios[t]), 2)
-                          << "x | " << taskSpeedups[t].size() << "/" << tasks.size() << " | ";
-            std::cout << fmt(mean(bests), 1) << " (" << fmt(100 * mean(share), 1) << " %) | " << fmt(100 * own / std::max(wall, 1e-9), 1)
-                      << " % (" << fmt(own, 0) << " of " << fmt(wall, 0) << " s) |\n";
-        }
+        std::cout << "\n" << raceReport(std::vector<RaceRun>(records.begin(), records.end()), tunerList);
 
         // Did autotvm flatten? Where its last improvement came, and its best at 3/4 of the budget.
         std::vector<double> lastImprovement, atThreeQuarters;
