@@ -1,7 +1,8 @@
 // tuner_comparison [--models resnet18,mobilenet_v2] [--only MODEL:i,j,...]... [--template tiled|packed|nchw]
 //                  [--tuners random,autotvm,autotvm-as,release] [--seeds 1,2,3] [--budget N] [--measure-batch B]
 //                  [--min-time S] [--tuner-params JSON] [--params TUNER=JSON]... [--csv FILE] [--cache FILE]
-// tuner_comparison --report CSV... [--tuners ...]
+// tuner_comparison --report CSV... [--tuners ...] [--remeasured FILE]
+// tuner_comparison --remeasure SHARE [--rounds R] --cache FILE --remeasured FILE [--models ...] [--only ...]
 //
 // ReLeASE's comparison (papers/ReLeASE.md, "What the product reports") on this machine, with real
 // Halide measurements: every tuner tunes every chosen task (default: every conv, pointwise and
@@ -25,8 +26,14 @@
 // same configuration see the same figure, so who gets to the target is not decided by timing
 // noise between two measurements of one kernel.
 //
+// Re-measured tops (--remeasure SHARE): after a race, every cached configuration of each chosen
+// task within SHARE of the task's best is measured R more times (default 5), a round at a time in
+// a shuffled order, into --remeasured (JSON lines). A task's best is the maximum of thousands of
+// single timings, so it is partly one lucky timing; with --remeasured, the reports are printed
+// twice: as measured, and with every re-measured configuration counted at its median.
+//
 // The CSV has one row per measurement: model, task, template, tuner, seed, measurement, clock_s,
-// gflops, best_gflops, own_s (plot it with plot_tuner_comparison). Figures depend on the machine's
+// gflops, best_gflops, own_s, config (plot it with plot_tuner_comparison). Figures depend on the machine's
 // load: the load average is printed at the start, after each task and at the end.
 #include <algorithm>
 #include <chrono>
@@ -38,7 +45,9 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <random>
 #include <set>
+#include <tuple>
 #include <sstream>
 #include <string>
 #include <unordered_map>
@@ -132,6 +141,11 @@ public:
         }
         return out;
     }
+    // The cached results of one task (key: TuningTask::key()), or null.
+    const std::unordered_map<ConfigIndex, Entry>* of(const std::string& taskKey) const {
+        const auto it = entries_.find(taskKey);
+        return it == entries_.end() ? nullptr : &it->second;
+    }
     int64_t fresh() const { return fresh_; }
     int64_t loaded() const { return loaded_; }
     int64_t otherCpu() const { return otherCpu_; }
@@ -199,8 +213,10 @@ Record runOne(const std::string& tunerName, const TaskRef& ref, uint64_t seed, c
                 ++rec.failures;
             rec.best.push_back(best);
             rec.clock.push_back(clock);
+            rec.configs.push_back(static_cast<int64_t>(e.result.config));
+            rec.gflops.push_back(e.result.ok ? e.result.gflops : 0.0);
             csv << ref.model << ',' << ref.index << ',' << ref.task.templateName() << ',' << tunerName << ',' << seed << ',' << measured << ',' << clock
-                << ',' << (e.result.ok ? e.result.gflops : 0.0) << ',' << best << ',' << rec.ownS + own << "\n";
+                << ',' << rec.gflops.back() << ',' << best << ',' << rec.ownS + own << ',' << e.result.config << "\n";
             results.push_back(e.result);
         }
         const auto t1 = Clock::now();
@@ -213,6 +229,114 @@ Record runOne(const std::string& tunerName, const TaskRef& ref, uint64_t seed, c
     return rec;
 }
 
+std::string fmt(double v, int precision) {
+    if (std::isnan(v)) return "-";
+    std::ostringstream os;
+    os << std::fixed << std::setprecision(precision) << v;
+    return os.str();
+}
+
+// --remeasure: every configuration of the task's cached results within `share` of its best,
+// measured `rounds` more times, a round at a time in an order shuffled per round (so a slow
+// spell of the machine falls on all of them alike); each timing appended to `out` as one JSON
+// line. Rounds already in the file (an interrupted re-measurement) are not measured again.
+void remeasureTask(const TaskRef& ref, const MeasurementCache& cache, double share, int rounds, Measurer& measurer,
+                   const std::string& cpu, const std::string& outPath, std::ostream& report) {
+    const auto* entries = cache.of(ref.task.key());
+    if (!entries) {
+        report << ref.label() << ": nothing in the cache, left out\n";
+        return;
+    }
+    double best = 0;
+    for (const auto& [c, e] : *entries)
+        if (e.result.ok) best = std::max(best, e.result.gflops);
+    std::vector<ConfigIndex> candidates;
+    for (const auto& [c, e] : *entries)
+        if (e.result.ok && e.result.gflops >= share * best) candidates.push_back(c);
+    std::sort(candidates.begin(), candidates.end());
+    std::map<ConfigIndex, std::vector<double>> done;  // rounds already in the file
+    if (std::ifstream in(outPath); in) {
+        std::string line;
+        while (std::getline(in, line)) {
+            try {
+                const auto j = nlohmann::json::parse(line);
+                if (j.at("task") == ref.label() && j.value("cpu", cpu) == cpu)
+                    done[j.at("config").get<ConfigIndex>()].push_back(j.at("gflops").get<double>());
+            } catch (const std::exception&) {
+                // a line cut short: that timing is made again
+            }
+        }
+    }
+    std::ofstream out(outPath, std::ios::app);
+    if (!out) throw std::runtime_error("cannot write " + outPath);
+    report << ref.label() << ": " << candidates.size() << " of " << entries->size()
+           << " cached configurations within " << fmt(100 * share, 0) << " % of the best (" << fmt(best, 1)
+           << " GFLOP/s), " << rounds << " rounds\n"
+           << std::flush;
+    std::mt19937_64 rng(0x5eed + ref.index);
+    int64_t timed = 0;
+    for (int round = 0; round < rounds; ++round) {
+        std::vector<ConfigIndex> order = candidates;
+        std::shuffle(order.begin(), order.end(), rng);
+        for (ConfigIndex c : order) {
+            if (static_cast<int>(done[c].size()) > round) continue;
+            const MeasureResult r = measurer.measure(ref.task, {c}).at(0);
+            const double g = r.ok ? r.gflops : 0.0;
+            done[c].push_back(g);
+            ++timed;
+            out << nlohmann::json{{"task", ref.label()}, {"task_key", ref.task.key()}, {"config", c}, {"cpu", cpu},
+                                  {"round", round}, {"gflops", g}}
+                       .dump()
+                << "\n"
+                << std::flush;
+        }
+    }
+    // The top by median, beside the single measurement the race saw.
+    std::vector<std::tuple<double, ConfigIndex, double, double, double>> ranked;  // median, config, single, min, max
+    std::vector<double> drift;
+    for (ConfigIndex c : candidates) {
+        std::vector<double> v = done[c];
+        std::sort(v.begin(), v.end());
+        if (v.empty()) continue;
+        const double med = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+        const double single = entries->at(c).result.gflops;
+        ranked.emplace_back(med, c, single, v.front(), v.back());
+        if (med > 0) drift.push_back(single / med - 1);
+    }
+    std::sort(ranked.rbegin(), ranked.rend());
+    std::sort(drift.begin(), drift.end());
+    report << "  " << timed << " timings made now; the race's single measurement against the median of the re-measurements: "
+           << (drift.empty() ? std::string("-") : fmt(100 * drift[drift.size() / 2], 1)) << " % median, "
+           << (drift.empty() ? std::string("-") : fmt(100 * drift.front(), 1) + " to " + fmt(100 * drift.back(), 1))
+           << " % range\n";
+    for (size_t i = 0; i < std::min<size_t>(5, ranked.size()); ++i) {
+        const auto& [med, c, single, lo, hi] = ranked[i];
+        report << "  #" << i + 1 << " config " << c << ": median " << fmt(med, 1) << " GFLOP/s (" << fmt(lo, 1) << "-"
+               << fmt(hi, 1) << "), in the race " << fmt(single, 1) << "\n";
+    }
+}
+
+// The race's report; with re-measured kernels (--remeasured), a second one where every
+// re-measured configuration counts at the median of its re-measurements.
+std::string reports(std::vector<RaceRun> runs, const std::vector<std::string>& tuners, const std::string& remeasuredPath) {
+    std::string out = raceReport(runs, tuners);
+    if (remeasuredPath.empty()) return out;
+    std::ifstream in(remeasuredPath);
+    if (!in) throw std::runtime_error("cannot read " + remeasuredPath);
+    const RemeasuredKernels kernels = readRemeasured(in, remeasuredPath);
+    size_t configs = 0;
+    for (const auto& [t, k] : kernels) configs += k.size();
+    const size_t replaced = applyRemeasured(runs, kernels);
+    std::ostringstream os;
+    os << "\n### The same runs with re-measured kernels\n\n"
+       << configs << " configurations of " << kernels.size() << " tasks re-measured (" << remeasuredPath
+       << "); " << replaced
+       << " of the runs' measurements now count at the median of their re-measurements (runs whose CSV has no"
+          " config column are left as they were).\n\n"
+       << raceReport(runs, tuners);
+    return out + os.str();
+}
+
 double mean(const std::vector<double>& v) {
     if (v.empty()) return std::nan("");
     double s = 0;
@@ -220,12 +344,6 @@ double mean(const std::vector<double>& v) {
     return s / static_cast<double>(v.size());
 }
 
-std::string fmt(double v, int precision) {
-    if (std::isnan(v)) return "-";
-    std::ostringstream os;
-    os << std::fixed << std::setprecision(precision) << v;
-    return os.str();
-}
 
 }  // namespace
 
@@ -242,6 +360,9 @@ int main(int argc, char** argv) {
     std::map<std::string, nlohmann::json> perTuner;         // --params TUNER=JSON, over modelParams
     std::string csvPath = "tuner_comparison.csv", cachePath;
     std::vector<std::string> reportCsvs;
+    double remeasureShare = 0;  // --remeasure SHARE: re-measure mode
+    int rounds = 5;
+    std::string remeasuredPath;  // --remeasured FILE: written by --remeasure, read by the reports
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--report")) {
             while (i + 1 < argc && std::strncmp(argv[i + 1], "--", 2)) reportCsvs.push_back(argv[++i]);
@@ -277,13 +398,21 @@ int main(int argc, char** argv) {
                 perTuner[v->substr(0, eq)] = nlohmann::json::parse(v->substr(eq + 1));
             } else if ((v = value("--csv"))) csvPath = *v;
             else if ((v = value("--cache"))) cachePath = *v;
+            else if ((v = value("--remeasure"))) {
+                remeasureShare = std::stod(*v);
+                if (!(remeasureShare > 0 && remeasureShare <= 1)) throw std::invalid_argument("--remeasure wants a share in (0, 1]");
+            } else if ((v = value("--rounds"))) {
+                rounds = std::stoi(*v);
+                if (rounds < 1) throw std::invalid_argument("--rounds wants >= 1");
+            } else if ((v = value("--remeasured"))) remeasuredPath = *v;
             else throw std::invalid_argument(std::string("unknown or incomplete option ") + argv[i]);
         } catch (const std::exception& e) {
             std::cerr << "tuner_comparison: " << e.what()
                       << "\nusage: tuner_comparison [--models a,b] [--only MODEL:i,j] [--template tiled|packed|nchw]"
                          " [--tuners a,b] [--seeds 1,2,3] [--budget N] [--measure-batch B] [--min-time S]"
-                         " [--tuner-params JSON] [--params TUNER=JSON]... [--csv FILE] [--cache FILE]\n"
-                         "       tuner_comparison --report CSV... [--tuners a,b]\n";
+                         " [--tuner-params JSON] [--params TUNER=JSON]... [--csv FILE] [--cache FILE] [--remeasured FILE]\n"
+                         "       tuner_comparison --report CSV... [--tuners a,b] [--remeasured FILE]\n"
+                         "       tuner_comparison --remeasure SHARE [--rounds R] --cache FILE --remeasured FILE [--models a,b] [--only MODEL:i]\n";
             return 2;
         }
     }
@@ -300,7 +429,7 @@ int main(int argc, char** argv) {
                 readRaceCsv(in, f, runs);
             }
             std::cout << runs.size() << " runs from " << reportCsvs.size() << " CSV file(s)\n\n"
-                      << raceReport(runs, tunerList);
+                      << reports(runs, tunerList, remeasuredPath);
         } catch (const std::exception& e) {
             std::cerr << "tuner_comparison: " << e.what() << "\n";
             return 1;
@@ -341,8 +470,16 @@ int main(int argc, char** argv) {
             std::cout << "measurement cache " << cachePath << ": " << cache.loaded() << " measurements of this CPU"
                       << (cache.otherCpu() ? ", " + std::to_string(cache.otherCpu()) + " of other CPUs left out" : "")
                       << "\n";
+        if (remeasureShare > 0) {
+            if (cachePath.empty() || remeasuredPath.empty())
+                throw std::invalid_argument("--remeasure needs --cache (what to re-measure) and --remeasured (where to write)");
+            for (const TaskRef& ref : tasks)
+                remeasureTask(ref, cache, remeasureShare, rounds, measurer, cpu, remeasuredPath, std::cout);
+            std::cout << "total wall " << fmt(since(start), 0) << " s; load average at the end: " << loadAverage() << "\n";
+            return 0;
+        }
         std::ofstream csv(csvPath);
-        csv << "model,task,template,tuner,seed,measurement,clock_s,gflops,best_gflops,own_s\n";
+        csv << "model,task,template,tuner,seed,measurement,clock_s,gflops,best_gflops,own_s,config\n";
         std::cout << tasks.size() << " tasks (" << templ << " template), tuners";
         for (const auto& t : tunerList) std::cout << " " << t;
         std::cout << ", seeds";
@@ -387,7 +524,7 @@ int main(int argc, char** argv) {
             return nullptr;
         };
 
-        std::cout << "\n" << raceReport(std::vector<RaceRun>(records.begin(), records.end()), tunerList);
+        std::cout << "\n" << reports(std::vector<RaceRun>(records.begin(), records.end()), tunerList, remeasuredPath);
 
         // Did autotvm flatten? Where its last improvement came, and its best at 3/4 of the budget.
         std::vector<double> lastImprovement, atThreeQuarters;

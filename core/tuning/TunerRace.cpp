@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <tuple>
 
+#include <nlohmann/json.hpp>
+
 namespace graphopt::tuning {
 
 std::optional<std::pair<int, double>> RaceRun::reach(double target) const {
@@ -270,7 +272,8 @@ void readRaceCsv(std::istream& in, const std::string& source, std::vector<RaceRu
     };
     const int iModel = col("model", true), iTask = col("task", true), iTuner = col("tuner", true),
               iSeed = col("seed", true), iN = col("measurement", true), iClock = col("clock_s", true),
-              iBest = col("best_gflops", true), iOwn = col("own_s", false);
+              iBest = col("best_gflops", true), iOwn = col("own_s", false), iGflops = col("gflops", false),
+              iConfig = col("config", false);
     std::map<std::tuple<std::string, std::string, uint64_t>, RaceRun> read;
     std::vector<std::tuple<std::string, std::string, uint64_t>> order;
     for (int lineNo = 2; std::getline(in, line); ++lineNo) {
@@ -296,6 +299,10 @@ void readRaceCsv(std::istream& in, const std::string& source, std::vector<RaceRu
             r.best.push_back(std::stod(c.at(iBest)));
             r.clock.push_back(std::stod(c.at(iClock)));
             if (iOwn >= 0) r.ownS = std::stod(c.at(iOwn));
+            if (iConfig >= 0 && iGflops >= 0) {
+                r.configs.push_back(std::stoll(c.at(iConfig)));
+                r.gflops.push_back(std::stod(c.at(iGflops)));
+            }
         } catch (const std::exception& e) {
             throw std::runtime_error(source + ":" + std::to_string(lineNo) + ": " + e.what());
         }
@@ -310,6 +317,49 @@ void readRaceCsv(std::istream& in, const std::string& source, std::vector<RaceRu
         else if (r.best.size() > existing->best.size())
             *existing = std::move(r);
     }
+}
+
+size_t applyRemeasured(std::vector<RaceRun>& runs, const RemeasuredKernels& kernels) {
+    size_t replaced = 0;
+    for (RaceRun& r : runs) {
+        const auto task = kernels.find(r.task);
+        if (task == kernels.end() || r.configs.size() != r.best.size() || r.gflops.size() != r.best.size()) continue;
+        double best = 0;
+        for (size_t i = 0; i < r.best.size(); ++i) {
+            double g = r.gflops[i];
+            if (const auto k = task->second.find(r.configs[i]); k != task->second.end()) {
+                g = k->second;
+                ++replaced;
+            }
+            best = std::max(best, g);
+            r.best[i] = best;
+        }
+    }
+    return replaced;
+}
+
+RemeasuredKernels readRemeasured(std::istream& in, const std::string& source) {
+    std::map<std::string, std::map<int64_t, std::vector<double>>> all;
+    std::string line;
+    for (int lineNo = 1; std::getline(in, line); ++lineNo) {
+        if (line.empty()) continue;
+        try {
+            const auto j = nlohmann::json::parse(line);
+            const double g = j.at("gflops").get<double>();
+            if (!(g >= 0) || !std::isfinite(g)) throw std::invalid_argument("gflops is not a figure >= 0");
+            all[j.at("task").get<std::string>()][j.at("config").get<int64_t>()].push_back(g);
+        } catch (const std::exception& e) {
+            throw std::runtime_error(source + ":" + std::to_string(lineNo) + ": " + e.what());
+        }
+    }
+    RemeasuredKernels out;
+    for (auto& [task, configs] : all)
+        for (auto& [config, v] : configs) {
+            std::sort(v.begin(), v.end());
+            const size_t n = v.size();
+            out[task][config] = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+        }
+    return out;
 }
 
 }  // namespace graphopt::tuning

@@ -33,6 +33,10 @@ struct RaceRun {
     std::vector<double> best;   // best GFLOP/s after each measurement (0 until one succeeds)
     std::vector<double> clock;  // the run's clock (s) when each measurement was known
     double ownS = 0;            // the tuner's own search time within that clock
+    // Per measurement, when known (CSVs before the `config` column have neither): the configuration
+    // and what it measured (0 for a failed one). applyRemeasured needs them.
+    std::vector<int64_t> configs;
+    std::vector<double> gflops;
     double finalBest() const { return best.empty() ? 0 : best.back(); }
     double wallS() const { return clock.empty() ? 0 : clock.back(); }
     // The first measurement whose best-so-far is >= target (> 0): (measurements, seconds).
@@ -81,8 +85,25 @@ std::vector<RaceTunerSummary> summarizeRace(const std::vector<RaceRun>& runs, co
 std::string raceReport(const std::vector<RaceRun>& runs, const std::vector<std::string>& tuners,
                        const RaceOptions& options = {});
 
+// Kernels measured again after the race (tuner_comparison --remeasure): task ("model:index") ->
+// configuration -> the median of its re-measurements. A race's best kernels are the maxima of
+// thousands of single measurements, each a little noisy, so the top of a task is partly the luck
+// of one timing (the winner's curse); re-measuring every configuration near the top several
+// times, interleaved, says which kernels are really the fastest.
+using RemeasuredKernels = std::map<std::string, std::map<int64_t, double>>;
+
+// Recomputes each run's best-so-far with the re-measured figure in place of the run's own single
+// measurement wherever there is one (runs without per-measurement configurations are left as
+// they are). Returns the number of measurements replaced.
+size_t applyRemeasured(std::vector<RaceRun>& runs, const RemeasuredKernels& kernels);
+
+// Re-measurement lines (JSON, one per timing: {"task": "model:index", "config": c, "gflops": g,
+// ...}; a failed one has "gflops" 0 and counts as 0): the median per configuration. Throws
+// std::runtime_error naming `source` and the line on a malformed one.
+RemeasuredKernels readRemeasured(std::istream& in, const std::string& source);
+
 // tuner_comparison's CSV (header: model,task,template,tuner,seed,measurement,clock_s,gflops,
-// best_gflops[,own_s]; rows in measurement order per run). Appends to `runs`; when a (task,
+// best_gflops[,own_s][,config]; rows in measurement order per run). Appends to `runs`; when a (task,
 // tuner, seed) is already there, the longer run is kept (a comparison extended to a larger budget
 // replays the same seed). Throws std::runtime_error naming `source` and the line on a malformed row.
 void readRaceCsv(std::istream& in, const std::string& source, std::vector<RaceRun>& runs);

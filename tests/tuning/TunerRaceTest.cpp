@@ -124,3 +124,55 @@ TEST(TunerRace, AMalformedCsvNamesTheFileAndLine) {
     std::istringstream empty("");
     EXPECT_THROW(readRaceCsv(empty, "e.csv", runs), std::runtime_error);
 }
+
+// A lucky single measurement (the winner's curse) decides the race until the top is re-measured:
+// then the run whose kernel is really faster is the one that gets there.
+TEST(TunerRace, ReMeasuredKernelsReplaceTheRunsSingleMeasurements) {
+    std::istringstream csv(
+        "model,task,template,tuner,seed,measurement,clock_s,gflops,best_gflops,own_s,config\n"
+        "m,1,tiled,autotvm,1,1,10,90,90,0.1,7\n"
+        "m,1,tiled,autotvm,1,2,20,104,104,0.2,8\n"  // config 8: lucky once
+        "m,1,tiled,release,1,1,5,100,100,0.1,9\n"
+        "m,1,tiled,release,1,2,9,0,100,0.2,10\n");  // a failed measurement
+    std::vector<RaceRun> runs;
+    readRaceCsv(csv, "race.csv", runs);
+    ASSERT_EQ(runs.size(), 2u);
+    ASSERT_EQ(runs[0].configs, (std::vector<int64_t>{7, 8}));
+    EXPECT_DOUBLE_EQ(raceTargets(runs).at("m:1"), 104);
+    EXPECT_FALSE(reachShare(runs[1], 104, 0.99).reached);
+
+    // Re-measured: config 8 is a 97 GFLOP/s kernel, config 9 a 101 one (medians of 3, and of 2).
+    std::istringstream lines(
+        "{\"task\":\"m:1\",\"config\":8,\"gflops\":97}\n"
+        "{\"task\":\"m:1\",\"config\":8,\"gflops\":96}\n"
+        "{\"task\":\"m:1\",\"config\":8,\"gflops\":99}\n"
+        "{\"task\":\"m:1\",\"config\":9,\"gflops\":100}\n"
+        "{\"task\":\"m:1\",\"config\":9,\"gflops\":102}\n"
+        "{\"task\":\"m:2\",\"config\":8,\"gflops\":1}\n");
+    const RemeasuredKernels k = readRemeasured(lines, "again.jsonl");
+    EXPECT_DOUBLE_EQ(k.at("m:1").at(8), 97);
+    EXPECT_DOUBLE_EQ(k.at("m:1").at(9), 101);
+    EXPECT_EQ(applyRemeasured(runs, k), 2u);
+    EXPECT_EQ(runs[0].best, (std::vector<double>{90, 97}));
+    EXPECT_EQ(runs[1].best, (std::vector<double>{101, 101}));
+    EXPECT_DOUBLE_EQ(raceTargets(runs).at("m:1"), 101);
+    const RaceReach release = reachShare(runs[1], 101, 0.99);
+    EXPECT_TRUE(release.reached);
+    EXPECT_DOUBLE_EQ(release.seconds, 5);
+    EXPECT_FALSE(reachShare(runs[0], 101, 0.97).reached);
+
+    // Runs read from a CSV without the config column are left as they were.
+    std::vector<RaceRun> old = {run("autotvm", "m:1", 1, {90, 104})};
+    EXPECT_EQ(applyRemeasured(old, k), 0u);
+    EXPECT_EQ(old[0].best, (std::vector<double>{90, 104}));
+}
+
+TEST(TunerRace, AMalformedReMeasurementNamesTheFileAndLine) {
+    std::istringstream lines("{\"task\":\"m:1\",\"config\":8,\"gflops\":97}\n{\"task\":\"m:1\",\"config\":8}\n");
+    try {
+        readRemeasured(lines, "again.jsonl");
+        FAIL() << "no error";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("again.jsonl:2"), std::string::npos) << e.what();
+    }
+}
