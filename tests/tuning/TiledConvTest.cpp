@@ -144,14 +144,16 @@ TEST(TiledTemplate, ResNet18ConvsCompileAndAgreeWithLibtorch) {
     o.threads = 2;
     HalideMeasurer m(o);
     Rng rng(11);
-    int measured = 0;
+    int measured = 0, taskNo = 0;
     for (const TuningTask& base : resnet18Convs()) {
         const TuningTask t = withTiledTemplate(base, hostVectorLanes());
         const KnobSpace s = templateSpace(t);
-        // Two random configurations, and one with each accumulator placement and an outer
-        // reduction split where the task has one.
-        std::vector<ConfigIndex> configs = {s.random(rng), s.random(rng)};
-        for (int accum = 0; accum < 2; ++accum) {
+        // A random configuration, and one with an outer reduction split where the task has one and
+        // the accumulator placement alternating from task to task (a few per task keep CI short
+        // under the sanitizers; bench/tuning/tiled_validity checks 200 per task).
+        std::vector<ConfigIndex> configs = {s.random(rng)};
+        {
+            const int accum = taskNo++ % 2;
             KnobIndices k = s.randomIndices(rng);
             k[s.knobIndex("accum")] = accum;
             if (t.inC >= 8) {
@@ -167,5 +169,5 @@ TEST(TiledTemplate, ResNet18ConvsCompileAndAgreeWithLibtorch) {
             ++measured;
         }
     }
-    EXPECT_EQ(measured, 11 * 4);
+    EXPECT_EQ(measured, 11 * 2);
 }
