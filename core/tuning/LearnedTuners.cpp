@@ -22,6 +22,11 @@ struct ReleaseParts {
         xgb.objective = XgbObjective::Regression;
     }
     void read(const nlohmann::json& params, ParamCollector& known) {
+        // Off for the ablation of ReLeASE's parts (bench/tuning/tuner_comparison --variant): the
+        // agent's best candidates make the plan, as AutoTVM's annealing does.
+        options.adaptiveSampling =
+            booleanParam(params, "adaptive_sampling", true,
+                         "k-means over the agent's visited set picks what to measure (false: its best candidates)", known);
         options.readParams(params, known);
         xgb.readParams(params, known);
         ppo = PpoParams::fromJson(params, &known);

@@ -76,7 +76,7 @@ PpoParams PpoParams::fromJson(const nlohmann::json& j, ParamCollector* collector
         p.episodes = int(integerParam(j, "episodes", p.episodes, 1, 100000, "PPO: parallel episodes per search", known));
         p.steps = int(integerParam(j, "steps", p.steps, 1, 1000000, "PPO: steps per episode at most", known));
         p.stopFraction = numberParam(j, "stop_fraction", p.stopFraction, 1e-6, 1,
-                                     "PPO: the search stops when this share of the episodes has stopped", known);
+                                     "PPO: an episode ends at a step where at least this share of the knobs stays (or is held at a bound)", known);
         p.epochs = int(integerParam(j, "epochs", p.epochs, 0, 1000, "PPO: update epochs per search", known));
         p.minibatch = int(integerParam(j, "minibatch", p.minibatch, 1, 1000000, "PPO: minibatch size", known));
         p.updateSamples = int(integerParam(j, "update_samples", p.updateSamples, 0, 100000000,

@@ -97,6 +97,27 @@ TEST(ReleaseTuner, ReportsTheAgentAndTheClustersInProgressEvents) {
     EXPECT_GT(clustered, 0);
 }
 
+// The ablation of adaptive sampling (bench/tuning/tuner_comparison --variant): the agent's best
+// candidates make a whole plan, as AutoTVM's annealing does, and nothing is clustered.
+TEST(ReleaseTuner, WithoutAdaptiveSamplingPlansTheAgentsBestCandidates) {
+    const TuningTask t = makeConv2d(1, 64, 56, 56, 64, 3, 1, 1);
+    std::vector<ProgressEvent> events;
+    const TuningResult r = runTuner(
+        "release", t, 96, 2, 16,
+        with(kQuick, {{"plan_size", 32}, {"initial_random", 32}, {"adaptive_sampling", false}}), &events);
+    EXPECT_EQ(configsOf(r).size(), 96u);
+    int plans = 0;
+    for (const auto& e : events) {
+        const auto& info = e.values["tuner"];
+        if (!info.contains("exploration") || !info["exploration"].contains("explorer")) continue;
+        ++plans;
+        EXPECT_EQ(info["exploration"]["explorer"], "ppo");
+        EXPECT_FALSE(info["exploration"].contains("k")) << info["exploration"].dump();
+    }
+    EXPECT_EQ(plans, 2);  // (96 - 32) / 32
+    for (const auto& m : r.measurements) EXPECT_FALSE(m.cluster.has_value());
+}
+
 TEST(ReleaseTuner, RejectsUnknownAndBadParameters) {
     registerLearnedTuners();
     const TuningTask t = makeDense(64, 64, 64);
