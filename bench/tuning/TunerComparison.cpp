@@ -1,8 +1,9 @@
 // tuner_comparison [--models resnet18,mobilenet_v2] [--only MODEL:i,j,...]... [--template tiled|packed|nchw]
 //                  [--tuners random,autotvm,autotvm-as,release] [--seeds 1,2,3] [--budget N] [--measure-batch B]
-//                  [--min-time S] [--tuner-params JSON] [--params TUNER=JSON]... [--csv FILE] [--cache FILE]
+//                  [--min-time S] [--tuner-params JSON] [--params TUNER=JSON]... [--variant NAME=TUNER:JSON]...
+//                  [--csv FILE] [--cache FILE] [--remeasured FILE]
 // tuner_comparison --report CSV... [--tuners ...] [--remeasured FILE]
-// tuner_comparison --remeasure SHARE [--rounds R] --cache FILE --remeasured FILE [--models ...] [--only ...]
+// tuner_comparison --remeasure SHARE [--rounds R] [--anchors A] --cache FILE --remeasured FILE [--models ...] [--only ...]
 //
 // ReLeASE's comparison (papers/ReLeASE.md, "What the product reports") on this machine, with real
 // Halide measurements: every tuner tunes every chosen task (default: every conv, pointwise and
@@ -13,7 +14,8 @@
 // per task and seed, the best found at a fixed time, and the share of its clock the tuner spent
 // on its own search. Every tuner runs with its own defaults (AutoTVM's: plan size 64, 5 % random,
 // the first 64 measurements random) unless --tuner-params (all model-based tuners) or
-// --params TUNER=JSON (one tuner) says otherwise. --report prints the report from CSVs of earlier
+// --params TUNER=JSON (one tuner) says otherwise. --variant NAME=TUNER:JSON adds a run of TUNER with
+// those parameters on top, reported as NAME (an ablation: release-deep=release:{"stop_fraction":1}). --report prints the report from CSVs of earlier
 // invocations (a comparison spread over sessions) without measuring.
 //
 // Measurements are shared: each distinct configuration of a task is compiled, checked and timed
@@ -28,9 +30,12 @@
 //
 // Re-measured tops (--remeasure SHARE): after a race, every cached configuration of each chosen
 // task within SHARE of the task's best is measured R more times (default 5), a round at a time in
-// a shuffled order, into --remeasured (JSON lines). A task's best is the maximum of thousands of
-// single timings, so it is partly one lucky timing; with --remeasured, the reports are printed
-// twice: as measured, and with every re-measured configuration counted at its median.
+// a shuffled order, into --remeasured (JSON lines), with A anchors (default 16: configurations
+// drawn at random from the task's other measured ones, which say how much faster or slower the
+// machine runs now than during the race). A task's best is the maximum of thousands of single
+// timings, so it is partly one lucky timing; with --remeasured, the reports are printed twice: as
+// measured, and with every re-measured configuration counted at its median (in the race's units:
+// divided by the anchors' drift).
 //
 // The CSV has one row per measurement: model, task, template, tuner, seed, measurement, clock_s,
 // gflops, best_gflops, own_s, config (plot it with plot_tuner_comparison). Figures depend on the machine's
@@ -181,10 +186,12 @@ void notePlan(Record& rec, const nlohmann::json& plan) {
     }
 }
 
-Record runOne(const std::string& tunerName, const TaskRef& ref, uint64_t seed, const nlohmann::json& params,
-              int64_t budget, int batch, Measurer& measurer, MeasurementCache& cache, std::ostream& csv) {
+// `label` names the run in the CSV and the report: the tuner's name, or a --variant's.
+Record runOne(const std::string& label, const std::string& tunerName, const TaskRef& ref, uint64_t seed,
+              const nlohmann::json& params, int64_t budget, int batch, Measurer& measurer, MeasurementCache& cache,
+              std::ostream& csv) {
     Record rec;
-    rec.tuner = tunerName;
+    rec.tuner = label;
     rec.task = ref.label();
     rec.seed = seed;
     auto tuner = makeTuner(tunerName, ref.task, seed, params);
@@ -215,7 +222,7 @@ Record runOne(const std::string& tunerName, const TaskRef& ref, uint64_t seed, c
             rec.clock.push_back(clock);
             rec.configs.push_back(static_cast<int64_t>(e.result.config));
             rec.gflops.push_back(e.result.ok ? e.result.gflops : 0.0);
-            csv << ref.model << ',' << ref.index << ',' << ref.task.templateName() << ',' << tunerName << ',' << seed << ',' << measured << ',' << clock
+            csv << ref.model << ',' << ref.index << ',' << ref.task.templateName() << ',' << label << ',' << seed << ',' << measured << ',' << clock
                 << ',' << rec.gflops.back() << ',' << best << ',' << rec.ownS + own << ',' << e.result.config << "\n";
             results.push_back(e.result);
         }
@@ -240,7 +247,7 @@ std::string fmt(double v, int precision) {
 // measured `rounds` more times, a round at a time in an order shuffled per round (so a slow
 // spell of the machine falls on all of them alike); each timing appended to `out` as one JSON
 // line. Rounds already in the file (an interrupted re-measurement) are not measured again.
-void remeasureTask(const TaskRef& ref, const MeasurementCache& cache, double share, int rounds, Measurer& measurer,
+void remeasureTask(const TaskRef& ref, const MeasurementCache& cache, double share, int rounds, int anchors, Measurer& measurer,
                    const std::string& cpu, const std::string& outPath, std::ostream& report) {
     const auto* entries = cache.of(ref.task.key());
     if (!entries) {
@@ -254,6 +261,17 @@ void remeasureTask(const TaskRef& ref, const MeasurementCache& cache, double sha
     for (const auto& [c, e] : *entries)
         if (e.result.ok && e.result.gflops >= share * best) candidates.push_back(c);
     std::sort(candidates.begin(), candidates.end());
+    // Anchors: `anchors` configurations drawn (seeded) from the rest of the task's measured ones.
+    std::vector<ConfigIndex> rest;
+    for (const auto& [c, e] : *entries)
+        if (e.result.ok && e.result.gflops < share * best) rest.push_back(c);
+    std::sort(rest.begin(), rest.end());
+    std::mt19937_64 rng(0x5eed + ref.index);
+    std::shuffle(rest.begin(), rest.end(), rng);
+    rest.resize(std::min<size_t>(rest.size(), static_cast<size_t>(anchors)));
+    const std::set<ConfigIndex> anchorSet(rest.begin(), rest.end());
+    std::vector<ConfigIndex> all = candidates;
+    all.insert(all.end(), rest.begin(), rest.end());
     std::map<ConfigIndex, std::vector<double>> done;  // rounds already in the file
     if (std::ifstream in(outPath); in) {
         std::string line;
@@ -271,12 +289,11 @@ void remeasureTask(const TaskRef& ref, const MeasurementCache& cache, double sha
     if (!out) throw std::runtime_error("cannot write " + outPath);
     report << ref.label() << ": " << candidates.size() << " of " << entries->size()
            << " cached configurations within " << fmt(100 * share, 0) << " % of the best (" << fmt(best, 1)
-           << " GFLOP/s), " << rounds << " rounds\n"
+           << " GFLOP/s) and " << rest.size() << " anchors, " << rounds << " rounds\n"
            << std::flush;
-    std::mt19937_64 rng(0x5eed + ref.index);
     int64_t timed = 0;
     for (int round = 0; round < rounds; ++round) {
-        std::vector<ConfigIndex> order = candidates;
+        std::vector<ConfigIndex> order = all;
         std::shuffle(order.begin(), order.end(), rng);
         for (ConfigIndex c : order) {
             if (static_cast<int>(done[c].size()) > round) continue;
@@ -284,16 +301,24 @@ void remeasureTask(const TaskRef& ref, const MeasurementCache& cache, double sha
             const double g = r.ok ? r.gflops : 0.0;
             done[c].push_back(g);
             ++timed;
-            out << nlohmann::json{{"task", ref.label()}, {"task_key", ref.task.key()}, {"config", c}, {"cpu", cpu},
-                                  {"round", round}, {"gflops", g}}
-                       .dump()
-                << "\n"
-                << std::flush;
+            nlohmann::json line = {{"task", ref.label()}, {"task_key", ref.task.key()}, {"config", c}, {"cpu", cpu},
+                                   {"round", round}, {"gflops", g}};
+            if (anchorSet.count(c)) {
+                line["anchor"] = true;
+                line["single"] = entries->at(c).result.gflops;
+            }
+            out << line.dump() << "\n" << std::flush;
         }
     }
     // The top by median, beside the single measurement the race saw.
     std::vector<std::tuple<double, ConfigIndex, double, double, double>> ranked;  // median, config, single, min, max
-    std::vector<double> drift;
+    std::vector<double> drift, anchorRatio;
+    for (ConfigIndex c : rest) {
+        std::vector<double> v = done[c];
+        std::sort(v.begin(), v.end());
+        if (!v.empty()) anchorRatio.push_back(v[v.size() / 2] / entries->at(c).result.gflops);
+    }
+    std::sort(anchorRatio.begin(), anchorRatio.end());
     for (ConfigIndex c : candidates) {
         std::vector<double> v = done[c];
         std::sort(v.begin(), v.end());
@@ -308,7 +333,9 @@ void remeasureTask(const TaskRef& ref, const MeasurementCache& cache, double sha
     report << "  " << timed << " timings made now; the race's single measurement against the median of the re-measurements: "
            << (drift.empty() ? std::string("-") : fmt(100 * drift[drift.size() / 2], 1)) << " % median, "
            << (drift.empty() ? std::string("-") : fmt(100 * drift.front(), 1) + " to " + fmt(100 * drift.back(), 1))
-           << " % range\n";
+           << " % range; the anchors now run at "
+           << (anchorRatio.empty() ? std::string("-") : fmt(100 * anchorRatio[anchorRatio.size() / 2], 1))
+           << " % of their race figure (median; the candidates are divided by it in the report)\n";
     for (size_t i = 0; i < std::min<size_t>(5, ranked.size()); ++i) {
         const auto& [med, c, single, lo, hi] = ranked[i];
         report << "  #" << i + 1 << " config " << c << ": median " << fmt(med, 1) << " GFLOP/s (" << fmt(lo, 1) << "-"
@@ -325,14 +352,19 @@ std::string reports(std::vector<RaceRun> runs, const std::vector<std::string>& t
     if (!in) throw std::runtime_error("cannot read " + remeasuredPath);
     const RemeasuredKernels kernels = readRemeasured(in, remeasuredPath);
     size_t configs = 0;
-    for (const auto& [t, k] : kernels) configs += k.size();
+    std::ostringstream drift;
+    for (const auto& [t, k] : kernels) {
+        configs += k.kernels.size();
+        drift << (drift.tellp() ? ", " : "") << t << " " << fmt(100 * k.drift, 1) << " % (" << k.anchors << " anchors)";
+    }
     const size_t replaced = applyRemeasured(runs, kernels);
     std::ostringstream os;
     os << "\n### The same runs with re-measured kernels\n\n"
        << configs << " configurations of " << kernels.size() << " tasks re-measured (" << remeasuredPath
        << "); " << replaced
-       << " of the runs' measurements now count at the median of their re-measurements (runs whose CSV has no"
-          " config column are left as they were).\n\n"
+       << " of the runs' measurements now count at the median of their re-measurements, divided by the drift"
+          " (the machine's speed at the re-measurement against the race's, from the anchors: "
+       << drift.str() << "). Runs whose CSV has no config column are left as they were.\n\n"
        << raceReport(runs, tuners);
     return out + os.str();
 }
@@ -358,10 +390,13 @@ int main(int argc, char** argv) {
     double minTime = 0.05;
     nlohmann::json modelParams = nlohmann::json::object();  // every tuner's own defaults
     std::map<std::string, nlohmann::json> perTuner;         // --params TUNER=JSON, over modelParams
+    // --variant NAME=TUNER:JSON: a tuner with other parameters, run and reported as NAME (the
+    // ablations of ReLeASE's parts).
+    std::map<std::string, std::pair<std::string, nlohmann::json>> variants;
     std::string csvPath = "tuner_comparison.csv", cachePath;
     std::vector<std::string> reportCsvs;
     double remeasureShare = 0;  // --remeasure SHARE: re-measure mode
-    int rounds = 5;
+    int rounds = 5, anchors = 16;
     std::string remeasuredPath;  // --remeasured FILE: written by --remeasure, read by the reports
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--report")) {
@@ -396,6 +431,12 @@ int main(int argc, char** argv) {
                 const auto eq = v->find('=');
                 if (eq == std::string::npos || eq == 0) throw std::invalid_argument("--params wants TUNER=JSON");
                 perTuner[v->substr(0, eq)] = nlohmann::json::parse(v->substr(eq + 1));
+            } else if ((v = value("--variant"))) {
+                const auto eq = v->find('='), colon = v->find(':');
+                if (eq == std::string::npos || eq == 0 || colon == std::string::npos || colon < eq + 2)
+                    throw std::invalid_argument("--variant wants NAME=TUNER:JSON");
+                const std::string name = v->substr(0, eq);
+                variants[name] = {v->substr(eq + 1, colon - eq - 1), nlohmann::json::parse(v->substr(colon + 1))};
             } else if ((v = value("--csv"))) csvPath = *v;
             else if ((v = value("--cache"))) cachePath = *v;
             else if ((v = value("--remeasure"))) {
@@ -404,18 +445,24 @@ int main(int argc, char** argv) {
             } else if ((v = value("--rounds"))) {
                 rounds = std::stoi(*v);
                 if (rounds < 1) throw std::invalid_argument("--rounds wants >= 1");
+            } else if ((v = value("--anchors"))) {
+                anchors = std::stoi(*v);
+                if (anchors < 0) throw std::invalid_argument("--anchors wants >= 0");
             } else if ((v = value("--remeasured"))) remeasuredPath = *v;
             else throw std::invalid_argument(std::string("unknown or incomplete option ") + argv[i]);
         } catch (const std::exception& e) {
             std::cerr << "tuner_comparison: " << e.what()
                       << "\nusage: tuner_comparison [--models a,b] [--only MODEL:i,j] [--template tiled|packed|nchw]"
                          " [--tuners a,b] [--seeds 1,2,3] [--budget N] [--measure-batch B] [--min-time S]"
-                         " [--tuner-params JSON] [--params TUNER=JSON]... [--csv FILE] [--cache FILE] [--remeasured FILE]\n"
+                         " [--tuner-params JSON] [--params TUNER=JSON]... [--variant NAME=TUNER:JSON]... [--csv FILE]"
+                         " [--cache FILE] [--remeasured FILE]\n"
                          "       tuner_comparison --report CSV... [--tuners a,b] [--remeasured FILE]\n"
-                         "       tuner_comparison --remeasure SHARE [--rounds R] --cache FILE --remeasured FILE [--models a,b] [--only MODEL:i]\n";
+                         "       tuner_comparison --remeasure SHARE [--rounds R] [--anchors A] --cache FILE --remeasured FILE [--models a,b] [--only MODEL:i]\n";
             return 2;
         }
     }
+    for (const auto& [name, v] : variants)
+        if (std::find(tunerList.begin(), tunerList.end(), name) == tunerList.end()) tunerList.push_back(name);
     if (templ != "tiled" && templ != "packed" && templ != "nchw") {
         std::cerr << "tuner_comparison: --template is tiled, packed or nchw\n";
         return 2;
@@ -474,7 +521,7 @@ int main(int argc, char** argv) {
             if (cachePath.empty() || remeasuredPath.empty())
                 throw std::invalid_argument("--remeasure needs --cache (what to re-measure) and --remeasured (where to write)");
             for (const TaskRef& ref : tasks)
-                remeasureTask(ref, cache, remeasureShare, rounds, measurer, cpu, remeasuredPath, std::cout);
+                remeasureTask(ref, cache, remeasureShare, rounds, anchors, measurer, cpu, remeasuredPath, std::cout);
             std::cout << "total wall " << fmt(since(start), 0) << " s; load average at the end: " << loadAverage() << "\n";
             return 0;
         }
@@ -497,12 +544,15 @@ int main(int argc, char** argv) {
             std::cout << ref.label() << "  " << ref.task.describe() << "  (" << templateSpace(ref.task).size()
                       << " configurations)\n";
             for (uint64_t seed : seeds)
-                for (const auto& tuner : tunerList) {
+                for (const auto& label : tunerList) {
+                    const auto variant = variants.find(label);
+                    const std::string tuner = variant == variants.end() ? label : variant->second.first;
                     const bool modelBased = tuner != "random" && tuner != "ga" && tuner != "grid";
                     nlohmann::json params = modelBased ? modelParams : nlohmann::json::object();
                     if (perTuner.count(tuner)) params.update(perTuner.at(tuner));
-                    Record rec = runOne(tuner, ref, seed, params, budget, batch, measurer, cache, csv);
-                    std::cout << "  seed " << seed << " " << std::left << std::setw(11) << tuner << std::right
+                    if (variant != variants.end()) params.update(variant->second.second);
+                    Record rec = runOne(label, tuner, ref, seed, params, budget, batch, measurer, cache, csv);
+                    std::cout << "  seed " << seed << " " << std::left << std::setw(11) << label << std::right
                               << std::fixed << std::setprecision(1) << std::setw(7) << rec.finalBest()
                               << " GFLOP/s  clock " << std::setw(6) << rec.wallS() << " s  own " << std::setprecision(2)
                               << std::setw(5) << rec.ownS << " s  failed " << rec.failures;

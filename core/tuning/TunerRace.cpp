@@ -324,11 +324,12 @@ size_t applyRemeasured(std::vector<RaceRun>& runs, const RemeasuredKernels& kern
     for (RaceRun& r : runs) {
         const auto task = kernels.find(r.task);
         if (task == kernels.end() || r.configs.size() != r.best.size() || r.gflops.size() != r.best.size()) continue;
+        const auto& k = task->second.kernels;
         double best = 0;
         for (size_t i = 0; i < r.best.size(); ++i) {
             double g = r.gflops[i];
-            if (const auto k = task->second.find(r.configs[i]); k != task->second.end()) {
-                g = k->second;
+            if (const auto it = k.find(r.configs[i]); it != k.end()) {
+                g = it->second;
                 ++replaced;
             }
             best = std::max(best, g);
@@ -338,8 +339,24 @@ size_t applyRemeasured(std::vector<RaceRun>& runs, const RemeasuredKernels& kern
     return replaced;
 }
 
+namespace {
+
+double median(std::vector<double> v) {
+    if (v.empty()) return std::nan("");
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
 RemeasuredKernels readRemeasured(std::istream& in, const std::string& source) {
-    std::map<std::string, std::map<int64_t, std::vector<double>>> all;
+    struct Timings {
+        std::vector<double> gflops;
+        bool anchor = false;
+        double single = 0;
+    };
+    std::map<std::string, std::map<int64_t, Timings>> all;
     std::string line;
     for (int lineNo = 1; std::getline(in, line); ++lineNo) {
         if (line.empty()) continue;
@@ -347,18 +364,28 @@ RemeasuredKernels readRemeasured(std::istream& in, const std::string& source) {
             const auto j = nlohmann::json::parse(line);
             const double g = j.at("gflops").get<double>();
             if (!(g >= 0) || !std::isfinite(g)) throw std::invalid_argument("gflops is not a figure >= 0");
-            all[j.at("task").get<std::string>()][j.at("config").get<int64_t>()].push_back(g);
+            Timings& t = all[j.at("task").get<std::string>()][j.at("config").get<int64_t>()];
+            t.gflops.push_back(g);
+            if (j.value("anchor", false)) {
+                t.anchor = true;
+                t.single = j.at("single").get<double>();
+                if (!(t.single > 0)) throw std::invalid_argument("an anchor's single figure must be > 0");
+            }
         } catch (const std::exception& e) {
             throw std::runtime_error(source + ":" + std::to_string(lineNo) + ": " + e.what());
         }
     }
     RemeasuredKernels out;
-    for (auto& [task, configs] : all)
-        for (auto& [config, v] : configs) {
-            std::sort(v.begin(), v.end());
-            const size_t n = v.size();
-            out[task][config] = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-        }
+    for (const auto& [task, configs] : all) {
+        RemeasuredTask& t = out[task];
+        std::vector<double> ratios;
+        for (const auto& [config, timings] : configs)
+            if (timings.anchor) ratios.push_back(median(timings.gflops) / timings.single);
+        t.anchors = static_cast<int>(ratios.size());
+        if (!ratios.empty() && median(ratios) > 0) t.drift = median(ratios);
+        for (const auto& [config, timings] : configs)
+            if (!timings.anchor) t.kernels[config] = median(timings.gflops) / t.drift;
+    }
     return out;
 }
 

@@ -85,21 +85,30 @@ std::vector<RaceTunerSummary> summarizeRace(const std::vector<RaceRun>& runs, co
 std::string raceReport(const std::vector<RaceRun>& runs, const std::vector<std::string>& tuners,
                        const RaceOptions& options = {});
 
-// Kernels measured again after the race (tuner_comparison --remeasure): task ("model:index") ->
-// configuration -> the median of its re-measurements. A race's best kernels are the maxima of
-// thousands of single measurements, each a little noisy, so the top of a task is partly the luck
-// of one timing (the winner's curse); re-measuring every configuration near the top several
-// times, interleaved, says which kernels are really the fastest.
-using RemeasuredKernels = std::map<std::string, std::map<int64_t, double>>;
+// Kernels measured again after the race (tuner_comparison --remeasure). A race's best kernels are
+// the maxima of thousands of single timings, each a little noisy, so the top of a task is partly
+// the luck of one timing (the winner's curse); re-measuring every configuration near the top
+// several times, interleaved, says which kernels really are the fastest. The machine may also run
+// at another speed by then (a shared VM: 12 % slower two hours later, seen here), so the same
+// rounds re-time a few "anchors", configurations drawn at random from the task's measured ones
+// (no selection by speed): the median of their re-measured / race ratios is the drift, and the
+// candidates' medians are divided by it, which puts them in the race's units.
+struct RemeasuredTask {
+    std::map<int64_t, double> kernels;  // candidate -> median of its re-measurements / drift
+    double drift = 1;                   // re-measured / race over the anchors (1 without anchors)
+    int anchors = 0;
+};
+using RemeasuredKernels = std::map<std::string, RemeasuredTask>;  // task ("model:index") ->
 
 // Recomputes each run's best-so-far with the re-measured figure in place of the run's own single
 // measurement wherever there is one (runs without per-measurement configurations are left as
 // they are). Returns the number of measurements replaced.
 size_t applyRemeasured(std::vector<RaceRun>& runs, const RemeasuredKernels& kernels);
 
-// Re-measurement lines (JSON, one per timing: {"task": "model:index", "config": c, "gflops": g,
-// ...}; a failed one has "gflops" 0 and counts as 0): the median per configuration. Throws
-// std::runtime_error naming `source` and the line on a malformed one.
+// Re-measurement lines, JSON, one per timing: {"task": "model:index", "config": c, "gflops": g}
+// for a candidate, plus "anchor": true and "single": the race's figure for an anchor (a failed
+// timing has "gflops" 0). Throws std::runtime_error naming `source` and the line on a malformed
+// one.
 RemeasuredKernels readRemeasured(std::istream& in, const std::string& source);
 
 // tuner_comparison's CSV (header: model,task,template,tuner,seed,measurement,clock_s,gflops,

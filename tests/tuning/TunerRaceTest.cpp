@@ -141,17 +141,25 @@ TEST(TunerRace, ReMeasuredKernelsReplaceTheRunsSingleMeasurements) {
     EXPECT_DOUBLE_EQ(raceTargets(runs).at("m:1"), 104);
     EXPECT_FALSE(reachShare(runs[1], 104, 0.99).reached);
 
-    // Re-measured: config 8 is a 97 GFLOP/s kernel, config 9 a 101 one (medians of 3, and of 2).
+    // Re-measured on a machine now half as fast (the anchors, configs 7 and 11, say so): config 8
+    // is a 97 GFLOP/s kernel in the race's units, config 9 a 101 one (medians of 3, and of 2).
     std::istringstream lines(
-        "{\"task\":\"m:1\",\"config\":8,\"gflops\":97}\n"
-        "{\"task\":\"m:1\",\"config\":8,\"gflops\":96}\n"
-        "{\"task\":\"m:1\",\"config\":8,\"gflops\":99}\n"
-        "{\"task\":\"m:1\",\"config\":9,\"gflops\":100}\n"
-        "{\"task\":\"m:1\",\"config\":9,\"gflops\":102}\n"
+        "{\"task\":\"m:1\",\"config\":8,\"gflops\":48.5}\n"
+        "{\"task\":\"m:1\",\"config\":7,\"gflops\":45,\"anchor\":true,\"single\":90}\n"
+        "{\"task\":\"m:1\",\"config\":8,\"gflops\":48}\n"
+        "{\"task\":\"m:1\",\"config\":11,\"gflops\":30,\"anchor\":true,\"single\":60}\n"
+        "{\"task\":\"m:1\",\"config\":8,\"gflops\":49.5}\n"
+        "{\"task\":\"m:1\",\"config\":9,\"gflops\":50}\n"
+        "{\"task\":\"m:1\",\"config\":9,\"gflops\":51}\n"
         "{\"task\":\"m:2\",\"config\":8,\"gflops\":1}\n");
     const RemeasuredKernels k = readRemeasured(lines, "again.jsonl");
-    EXPECT_DOUBLE_EQ(k.at("m:1").at(8), 97);
-    EXPECT_DOUBLE_EQ(k.at("m:1").at(9), 101);
+    EXPECT_EQ(k.at("m:1").anchors, 2);
+    EXPECT_DOUBLE_EQ(k.at("m:1").drift, 0.5);
+    EXPECT_EQ(k.at("m:1").kernels.size(), 2u);  // the anchors are not candidates
+    EXPECT_DOUBLE_EQ(k.at("m:1").kernels.at(8), 97);
+    EXPECT_DOUBLE_EQ(k.at("m:1").kernels.at(9), 101);
+    EXPECT_DOUBLE_EQ(k.at("m:2").drift, 1);  // no anchors: taken as they are
+    EXPECT_DOUBLE_EQ(k.at("m:2").kernels.at(8), 1);
     EXPECT_EQ(applyRemeasured(runs, k), 2u);
     EXPECT_EQ(runs[0].best, (std::vector<double>{90, 97}));
     EXPECT_EQ(runs[1].best, (std::vector<double>{101, 101}));
@@ -168,7 +176,10 @@ TEST(TunerRace, ReMeasuredKernelsReplaceTheRunsSingleMeasurements) {
 }
 
 TEST(TunerRace, AMalformedReMeasurementNamesTheFileAndLine) {
-    std::istringstream lines("{\"task\":\"m:1\",\"config\":8,\"gflops\":97}\n{\"task\":\"m:1\",\"config\":8}\n");
+    std::istringstream lines(
+        "{\"task\":\"m:1\",\"config\":8,\"gflops\":97}\n{\"task\":\"m:1\",\"config\":8}\n");
+    std::istringstream anchor("{\"task\":\"m:1\",\"config\":8,\"gflops\":97,\"anchor\":true,\"single\":0}\n");
+    EXPECT_THROW(readRemeasured(anchor, "a.jsonl"), std::runtime_error);
     try {
         readRemeasured(lines, "again.jsonl");
         FAIL() << "no error";
