@@ -1,4 +1,4 @@
-// tiled_validity [--per-task N] [--seed S] [--lanes 8|16] [--threads T] [--model resnet18]
+// tiled_validity [--per-task N] [--seed S] [--lanes 8|16] [--threads T] [--model resnet18] [--from-task I]
 //
 // The tiled template's validity at scale: N seeded random configurations (default 200) of every
 // conv2d task of a bundled model, each compiled, run and checked against libtorch's conv2d on the
@@ -23,6 +23,7 @@ using namespace graphopt::tuning;
 
 int main(int argc, char** argv) {
     int perTask = 200, lanes = hostVectorLanes(), threads = 1;
+    size_t fromTask = 0;  // --from-task I: tasks before I draw their configurations (the same as a whole run) but measure nothing
     uint64_t seed = 1;
     std::string model = "resnet18";
     for (int i = 1; i < argc; ++i) {
@@ -40,8 +41,9 @@ int main(int argc, char** argv) {
             else if (a == "--lanes") lanes = std::stoi(next());
             else if (a == "--threads") threads = std::stoi(next());
             else if (a == "--model") model = next();
+            else if (a == "--from-task") fromTask = std::stoul(next());
             else {
-                std::cerr << "usage: tiled_validity [--per-task N] [--seed S] [--lanes 8|16] [--threads T] [--model M]\n";
+                std::cerr << "usage: tiled_validity [--per-task N] [--seed S] [--lanes 8|16] [--threads T] [--model M] [--from-task I]\n";
                 return 2;
             }
         } catch (const std::exception&) {
@@ -74,6 +76,7 @@ int main(int argc, char** argv) {
         const KnobSpace s = templateSpace(t);
         std::set<ConfigIndex> configs;
         while (static_cast<int>(configs.size()) < std::min<uint64_t>(perTask, s.size())) configs.insert(s.random(rng));
+        if (i < fromTask) continue;  // a run resumed where an earlier one stopped: the same draws
         std::vector<double> gflops;
         std::vector<std::string> errors;
         for (const auto& r : m.measure(t, {configs.begin(), configs.end()})) {
