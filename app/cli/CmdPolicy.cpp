@@ -188,6 +188,7 @@ CommandSpec trainPolicyCommand() {
                                      "(as eval-policy --seed-heuristics)"},
          {"models", "DIR|none", "", "folder with splits.json whose train split is added; none: synthetic graphs only", {},
           "the bundled models"},
+         param("dataset", "dataset", "DIR"),
          {"checkpoint", "FILE", "", "checkpoint written after every epoch", {}, "OUT.ckpt"},
          {"resume", "CHECKPOINT", "", "go on from this checkpoint (same options)"},
          modelShapeOptions("ONNX models of the train split")[0],
@@ -236,6 +237,7 @@ int cmdTrainPolicy(const ArgList& argv) {
     p["graph_seeds"] = args.getInt("graph-seeds", 1, 100);
     p["out"] = args.require("out");
     if (args.has("models")) p["models"] = args.require("models");
+    if (args.has("dataset")) p["dataset"] = args.require("dataset");
     if (args.has("checkpoint")) p["checkpoint"] = args.require("checkpoint");
     if (args.has("resume")) p["resume"] = args.require("resume");
     // The train split's models are read with these input sizes (params.batch, params.input_shapes);
@@ -399,7 +401,7 @@ int cmdEvalPolicy(const ArgList& argv) {
                 const auto tuneGraphs = loadGraphs(tuneFiles, devices, objective, inputs, tuneUnusable);
                 reportUnusable("eval-policy: --tune-on", tuneUnusable, tuneFiles.size());
                 std::cerr << "eval-policy: grid search for BRKGA on " << tuneGraphs.size() << " training graphs\n";
-                o.tunedParams = regal::tuneBrkgaGrid(tuneGraphs, devices, o.budget, 1, o.threads,
+                o.tunedParams = regal::tuneBrkgaGrid(tuneGraphs, o.budget, 1, o.threads,
                                                      [](const std::string& line) { std::cerr << "  " << line << "\n"; });
                 std::cerr << "eval-policy: tuned BRKGA " << o.tunedParams.dump() << "\n";
                 tuned = o.tunedParams.dump();
@@ -422,7 +424,7 @@ int cmdEvalPolicy(const ArgList& argv) {
         try {
             nlohmann::json done = nlohmann::json::array();
             for (size_t i = 0; i < graphs.size(); ++i)
-                if (owner[i] == comm->rank()) done.push_back(evaluationToJson(regal::evaluatePolicy(*model, graphs[i], devices, o)));
+                if (owner[i] == comm->rank()) done.push_back(evaluationToJson(regal::evaluatePolicy(*model, graphs[i], o)));
             mine = done.dump();
         } catch (const std::exception& e) {
             comm->reportFailure(e.what());
@@ -448,7 +450,7 @@ int cmdEvalPolicy(const ArgList& argv) {
                   << std::setw(14) << "regal" << std::setw(9) << "impr%" << std::setw(8) << "wins" << std::setw(10)
                   << "uniform s" << std::setw(10) << "regal s" << "\n";
     for (size_t i = 0; i < graphs.size(); ++i) {
-        if (!comm->distributed()) evals[i] = regal::evaluatePolicy(*model, graphs[i], devices, o);
+        if (!comm->distributed()) evals[i] = regal::evaluatePolicy(*model, graphs[i], o);
         const auto& e = evals[i];
         if (json) continue;
         double u = 0, r = 0, impr = 0;

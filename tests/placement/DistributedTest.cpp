@@ -137,7 +137,7 @@ TEST(Distributed, TrainersWhoseWeightsDifferStopNamingTheRanks) {
         // Rank 1's network starts from another seed: the ranks agree on everything they exchange
         // but not on the weights.
         auto model = makePolicyModel(cfg, o.seed + uint64_t(c.rank()));
-        PolicyTrainer t(*model, dev, o, buildTrainingSet(set, dev, PlacementObjective::Runtime),
+        PolicyTrainer t(*model, o, buildTrainingSet(set, dev, PlacementObjective::Runtime),
                         buildValidationSet(set, dev, PlacementObjective::Runtime), &c);
         try {
             t.runEpoch();

@@ -129,7 +129,7 @@ TEST(RegalPolicy, EveryBetaChoiceSamplesInsideTheOpenInterval) {
     ASSERT_EQ(bias.betaAlpha.size(), 90u);
     ASSERT_EQ(bias.inheritProb.size(), 90u);
     EXPECT_EQ(bias.inheritProb[3], crossoverChoices()[1]);
-    EXPECT_GT(runBrkga(pg, dev, bias, 300, 1, 1), 0.0);
+    EXPECT_GT(runBrkga(pg, bias, 300, 1, 1), 0.0);
 }
 
 TEST(RegalNet, ReinforceRaisesTheProbabilityOfARewardedAction) {
@@ -280,7 +280,7 @@ TinyRun tinyTraining(int epochs, const nlohmann::json* resumeFrom = nullptr) {
     cfg.hidden = 8;
     cfg.rounds = 1;
     auto model = makePolicyModel(cfg, o.seed);
-    PolicyTrainer t(*model, dev, o, buildTrainingSet(set, dev, PlacementObjective::Runtime),
+    PolicyTrainer t(*model, o, buildTrainingSet(set, dev, PlacementObjective::Runtime),
                     buildValidationSet(set, dev, PlacementObjective::Runtime));
     if (resumeFrom) t.restore(*resumeFrom);
     TinyRun r;
@@ -381,7 +381,7 @@ TEST(RegalImitation, FittingRaisesAgreementWithTheTargetsAndIsDeterministic) {
     o.threads = 1;
     o.learningRate = 1e-2;
     std::vector<PolicyAction> targets;
-    for (const auto& g : graphs) targets.push_back(eliteTargetAction(g, eliteChromosomes(g, dev, o)));
+    for (const auto& g : graphs) targets.push_back(eliteTargetAction(g, eliteChromosomes(g, o)));
     auto run = [&](std::vector<ImitationReport>* reports) {
         auto model = makePolicyModel(PolicyConfig{}, 5);
         double before = 0;

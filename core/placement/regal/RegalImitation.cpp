@@ -38,13 +38,13 @@ nlohmann::json ImitationOptions::toJson() const {
             {"seed_heuristics", seedHeuristics}, {"batch_graphs", batchGraphs}, {"learning_rate", learningRate}};
 }
 
-std::vector<std::vector<double>> eliteChromosomes(const PolicyGraph& g, const DeviceModel& devices,
+std::vector<std::vector<double>> eliteChromosomes(const PolicyGraph& g,
                                                   const ImitationOptions& o) {
     std::vector<std::vector<double>> out;
     nlohmann::json params = nlohmann::json::object();
     if (o.seedHeuristics) params["seed_heuristics"] = true;
     for (int s = 1; s <= o.seeds; ++s) {
-        out.push_back(brkgaEngine(contextFor(g, devices, o.budget, uint64_t(s), o.threads, params)).keys);
+        out.push_back(brkgaEngine(contextFor(g, o.budget, uint64_t(s), o.threads, params)).keys);
     }
     return out;
 }

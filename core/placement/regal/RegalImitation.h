@@ -35,7 +35,7 @@ struct ImitationOptions {
 };
 
 // The best chromosomes of `seeds` BRKGA runs on `g` (one per seed).
-std::vector<std::vector<double>> eliteChromosomes(const PolicyGraph& g, const DeviceModel& devices,
+std::vector<std::vector<double>> eliteChromosomes(const PolicyGraph& g,
                                                   const ImitationOptions& o);
 
 // The target action the elites imply for every node (see the file comment). `elites` are

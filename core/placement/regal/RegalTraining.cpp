@@ -7,6 +7,7 @@
 #include <fstream>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -62,21 +63,22 @@ PolicyGraph preparePolicyGraph(std::string name, Graph g, const DeviceModel& dev
     auto graph = std::make_shared<Graph>(std::move(g));
     ScheduleOptions so;
     so.objective = objective;
-    pg.problem = std::make_shared<ScheduleProblem>(*graph, devices, so);
-    pg.features = extractFeatures(*graph, devices, *pg.problem);
+    pg.devices = std::make_shared<const DeviceModel>(devices);
+    pg.problem = std::make_shared<ScheduleProblem>(*graph, *pg.devices, so);
+    pg.features = extractFeatures(*graph, *pg.devices, *pg.problem);
     pg.graph = std::move(graph);
     return pg;
 }
 
-SearchContext contextFor(const PolicyGraph& g, const DeviceModel& devices, int64_t budget, uint64_t seed, int threads,
+SearchContext contextFor(const PolicyGraph& g, int64_t budget, uint64_t seed, int threads,
                          const nlohmann::json& params) {
-    return SearchContext{*g.graph, devices, g.problem, budget, seed, std::max(1, threads), params, {}, nullptr,
+    return SearchContext{*g.graph, *g.devices, g.problem, budget, seed, std::max(1, threads), params, {}, nullptr,
                          std::chrono::steady_clock::now(), {}};
 }
 
-double runBrkga(const PolicyGraph& g, const DeviceModel& devices, const KeyBias& bias, int64_t budget, uint64_t seed,
+double runBrkga(const PolicyGraph& g, const KeyBias& bias, int64_t budget, uint64_t seed,
                 int threads, const nlohmann::json& params) {
-    const SearchOutcome out = brkgaEngine(contextFor(g, devices, budget, seed, threads, params), bias);
+    const SearchOutcome out = brkgaEngine(contextFor(g, budget, seed, threads, params), bias);
     return costOf(g, out.keys);
 }
 
@@ -98,6 +100,36 @@ UnusableInput unusableInput(const std::string& file, const std::string& message)
     return {file, message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message};
 }
 
+namespace {
+
+namespace fs = std::filesystem;
+
+// DIR/SPLIT/*.json of a data set, in name order, each on its own device setup.
+std::vector<PolicyGraph> datasetGraphs(const std::string& dir, const std::string& split, const DeviceModel& devices,
+                                       PlacementObjective objective) {
+    const fs::path folder = fs::path(dir) / split;
+    if (!fs::is_directory(folder)) throw std::invalid_argument(folder.string() + ": no such data set folder");
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(folder))
+        if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    std::vector<PolicyGraph> out;
+    for (const fs::path& f : files) {
+        Graph g = loadGraph(f.string());
+        const std::optional<DeviceModel> own = DeviceModel::fromGraph(g);
+        if (!own)
+            throw std::invalid_argument(f.string() + ": a data set graph without its device setup (metadata '" +
+                                        DeviceModel::kGraphDevicesKey + "')");
+        if (own->deviceCount() != devices.deviceCount())
+            throw std::invalid_argument(f.string() + ": its device setup has " + std::to_string(own->deviceCount()) +
+                                        " devices, the policy places on " + std::to_string(devices.deviceCount()));
+        out.push_back(preparePolicyGraph(split + "/" + f.filename().string(), std::move(g), *own, objective));
+    }
+    return out;
+}
+
+}  // namespace
+
 std::vector<PolicyGraph> buildTrainingSet(const TrainingSetOptions& o, const DeviceModel& devices, PlacementObjective objective,
                                           std::vector<UnusableInput>* unusable) {
     std::vector<PolicyGraph> out;
@@ -116,10 +148,17 @@ std::vector<PolicyGraph> buildTrainingSet(const TrainingSetOptions& o, const Dev
                 if (!unusable) throw;
                 unusable->push_back(unusableInput(o.modelsDir + "/" + file, e.what()));
             }
+    if (!o.datasetDir.empty())
+        for (PolicyGraph& g : datasetGraphs(o.datasetDir, "train", devices, objective)) out.push_back(std::move(g));
     return out;
 }
 
 std::vector<PolicyGraph> buildValidationSet(const TrainingSetOptions& o, const DeviceModel& devices, PlacementObjective objective) {
+    if (!o.datasetDir.empty()) {
+        std::vector<PolicyGraph> out = datasetGraphs(o.datasetDir, "validation", devices, objective);
+        if (out.empty()) throw std::invalid_argument(o.datasetDir + "/validation: the data set has no validation graphs");
+        return out;
+    }
     std::vector<PolicyGraph> out;
     for (GraphFamily fam : allGraphFamilies()) {
         GeneratorOptions go{fam, o.validationNodes, 1001};  // training uses seeds 1..graphSeeds
@@ -138,9 +177,9 @@ nlohmann::json TrainOptions::toJson() const {
     return j;
 }
 
-PolicyTrainer::PolicyTrainer(PolicyModel& model, DeviceModel devices, TrainOptions options, std::vector<PolicyGraph> train,
+PolicyTrainer::PolicyTrainer(PolicyModel& model, TrainOptions options, std::vector<PolicyGraph> train,
                              std::vector<PolicyGraph> validation, Communicator* comm)
-    : model_(model), devices_(std::move(devices)), o_(std::move(options)), train_(std::move(train)),
+    : model_(model), o_(std::move(options)), train_(std::move(train)),
       validation_(std::move(validation)), comm_(comm ? comm : &local_) {
     if (train_.empty()) throw std::invalid_argument("no training graphs");
     if (o_.samples < 1 || o_.batchGraphs < 1 || o_.seedsPerGraph < 1 || o_.budget < 1)
@@ -151,7 +190,7 @@ double PolicyTrainer::uniformCost(const PolicyGraph& g, uint64_t seed, int64_t& 
     const std::string key = g.name + "#" + std::to_string(seed);
     auto it = uniformCache_.find(key);
     if (it != uniformCache_.end()) return it->second;
-    const double c = runBrkga(g, devices_, {}, o_.budget, seed, o_.threads, runParams());
+    const double c = runBrkga(g, {}, o_.budget, seed, o_.threads, runParams());
     evaluations += o_.budget;
     uniformCache_[key] = c;
     return c;
@@ -264,10 +303,10 @@ EpochReport PolicyTrainer::runEpoch(const CancellationToken* cancel) {
             const PolicyGraph& g = train_[order[runs[i].pos]];
             const uint64_t seed = seedAt(runs[i].pos);
             if (runs[i].sample < 0) {
-                mine.push_back(runBrkga(g, devices_, {}, o_.budget, seed, o_.threads, runParams()));
+                mine.push_back(runBrkga(g, {}, o_.budget, seed, o_.threads, runParams()));
             } else {
                 const PolicyAction& a = actionsOf(runs[i].pos)[size_t(runs[i].sample)];
-                mine.push_back(runBrkga(g, devices_, biasFromAction(a, g.features.d + 1), o_.budget, seed, o_.threads, runParams()));
+                mine.push_back(runBrkga(g, biasFromAction(a, g.features.d + 1), o_.budget, seed, o_.threads, runParams()));
             }
         }
         mine.push_back(processCpuS() - cpu0);
@@ -365,7 +404,7 @@ EpochReport PolicyTrainer::runEpoch(const CancellationToken* cancel) {
             int64_t fresh = 0;
             const double u = uniformCost(g, 1, fresh);
             const PolicyAction a = greedyAction(model_.predict(g.features));
-            const double c = runBrkga(g, devices_, biasFromAction(a, g.features.d + 1), o_.budget, 1, o_.threads, runParams());
+            const double c = runBrkga(g, biasFromAction(a, g.features.d + 1), o_.budget, 1, o_.threads, runParams());
             appendDoubles(mine, {u, c, double(fresh + o_.budget)});
         }
         appendDoubles(mine, {processCpuS() - cpu0});
@@ -444,7 +483,7 @@ nlohmann::json GraphEvaluation::toJson() const {
     return j;
 }
 
-GraphEvaluation evaluatePolicy(PolicyModel& model, const PolicyGraph& g, const DeviceModel& devices, const EvalOptions& o) {
+GraphEvaluation evaluatePolicy(PolicyModel& model, const PolicyGraph& g, const EvalOptions& o) {
     GraphEvaluation ev;
     ev.name = g.name;
     ev.nodes = g.features.n;
@@ -453,25 +492,25 @@ GraphEvaluation evaluatePolicy(PolicyModel& model, const PolicyGraph& g, const D
     if (tuned.is_object() && o.seedHeuristics) tuned["seed_heuristics"] = true;
     for (int s = 1; s <= o.seeds; ++s) {
         auto t0 = std::chrono::steady_clock::now();
-        ev.uniform.push_back(runBrkga(g, devices, {}, o.budget, uint64_t(s), o.threads, params));
+        ev.uniform.push_back(runBrkga(g, {}, o.budget, uint64_t(s), o.threads, params));
         ev.uniformS += secondsSince(t0);
         // REGAL's time includes feature extraction and inference, as in the engine.
         t0 = std::chrono::steady_clock::now();
-        const PolicyFeatures f = extractFeatures(*g.graph, devices, *g.problem);
+        const PolicyFeatures f = extractFeatures(*g.graph, *g.devices, *g.problem);
         const PolicyOutput probs = model.predict(f);
         Rng rng = Rng::stream(uint64_t(s), kActionStream, 0);
         const PolicyAction a = o.sampleActions ? sampleAction(probs, rng) : greedyAction(probs);
         ev.inferenceS += secondsSince(t0);
-        ev.regal.push_back(runBrkga(g, devices, biasFromAction(a, f.d + 1), o.budget, uint64_t(s), o.threads, params));
+        ev.regal.push_back(runBrkga(g, biasFromAction(a, f.d + 1), o.budget, uint64_t(s), o.threads, params));
         ev.regalS += secondsSince(t0);
         if (!o.tunedParams.is_null()) {
             t0 = std::chrono::steady_clock::now();
-            ev.tuned.push_back(runBrkga(g, devices, {}, o.budget, uint64_t(s), o.threads, tuned));
+            ev.tuned.push_back(runBrkga(g, {}, o.budget, uint64_t(s), o.threads, tuned));
             ev.tunedS += secondsSince(t0);
         }
     }
     for (const std::string& name : o.baselines) {
-        const SearchOutcome out = findPlacementEngine(name)(contextFor(g, devices, o.budget, 1, o.threads, nlohmann::json::object()));
+        const SearchOutcome out = findPlacementEngine(name)(contextFor(g, o.budget, 1, o.threads, nlohmann::json::object()));
         ev.baselines[name] = costOf(g, out.keys);
     }
     return ev;
@@ -531,12 +570,12 @@ nlohmann::json summarizeEvaluations(const std::vector<GraphEvaluation>& evals) {
     return s;
 }
 
-nlohmann::json tuneBrkgaGrid(const std::vector<PolicyGraph>& graphs, const DeviceModel& devices, int64_t budget, int seeds,
+nlohmann::json tuneBrkgaGrid(const std::vector<PolicyGraph>& graphs, int64_t budget, int seeds,
                              int threads, const std::function<void(const std::string&)>& log) {
     if (graphs.empty()) throw std::invalid_argument("no graphs to tune BRKGA on");
     std::vector<std::vector<double>> reference(graphs.size());
     for (size_t i = 0; i < graphs.size(); ++i)
-        for (int s = 1; s <= seeds; ++s) reference[i].push_back(runBrkga(graphs[i], devices, {}, budget, uint64_t(s), threads));
+        for (int s = 1; s <= seeds; ++s) reference[i].push_back(runBrkga(graphs[i], {}, budget, uint64_t(s), threads));
     nlohmann::json best;
     double bestScore = std::numeric_limits<double>::infinity();
     for (int pop : {50, 100, 200})
@@ -547,7 +586,7 @@ nlohmann::json tuneBrkgaGrid(const std::vector<PolicyGraph>& graphs, const Devic
                     double score = 0;
                     for (size_t i = 0; i < graphs.size(); ++i)
                         for (int s = 1; s <= seeds; ++s)
-                            score += runBrkga(graphs[i], devices, {}, budget, uint64_t(s), threads, params) / reference[i][s - 1];
+                            score += runBrkga(graphs[i], {}, budget, uint64_t(s), threads, params) / reference[i][s - 1];
                     score /= double(graphs.size() * size_t(seeds));
                     if (log) log(params.dump() + " relative cost " + std::to_string(score));
                     if (score < bestScore) {

@@ -49,21 +49,24 @@
 
 namespace graphopt::regal {
 
-// A graph ready for the policy and for BRKGA.
+// A graph ready for the policy and for BRKGA, on the devices it was prepared for (its problem and
+// features were built for them, so every search on it uses them: graphs of a training set may
+// each bring their own memory limits).
 struct PolicyGraph {
     std::string name;
     std::shared_ptr<const Graph> graph;
+    std::shared_ptr<const DeviceModel> devices;
     std::shared_ptr<const ScheduleProblem> problem;
     PolicyFeatures features;
 };
 PolicyGraph preparePolicyGraph(std::string name, Graph g, const DeviceModel& devices, PlacementObjective objective);
 
 // A quiet search context for BRKGA on the graph (no progress, no cancellation, no stepping).
-SearchContext contextFor(const PolicyGraph& g, const DeviceModel& devices, int64_t budget, uint64_t seed, int threads,
+SearchContext contextFor(const PolicyGraph& g, int64_t budget, uint64_t seed, int threads,
                          const nlohmann::json& params);
 
 // Best cost of BRKGA on the graph with `bias` (empty = plain BRKGA); `params`: population, ...
-double runBrkga(const PolicyGraph& g, const DeviceModel& devices, const KeyBias& bias, int64_t budget, uint64_t seed,
+double runBrkga(const PolicyGraph& g, const KeyBias& bias, int64_t budget, uint64_t seed,
                 int threads, const nlohmann::json& params = nlohmann::json::object());
 
 // The training set: synthetic graphs (every family x `sizes` x `graphSeeds`) plus the "train"
@@ -74,6 +77,11 @@ struct TrainingSetOptions {
     int graphSeeds = 2;
     std::string modelsDir;  // resources/models, or "" for synthetic graphs only
     int validationNodes = 120;
+    // A data set written by bench/regal/regal_dataset (RegalDataset.h), or "": its train/*.json
+    // graphs join the training set and its validation/*.json graphs are the validation set in
+    // place of the synthetic ones; each graph is placed on the device setup it carries (the
+    // policy's devices with memory that binds), which must have as many devices as the policy.
+    std::string datasetDir;
     // Input sizes for the models of the train split (--batch, --input-shape); the synthetic
     // graphs are generated as they are.
     LoadOptions modelInputs;
@@ -129,7 +137,7 @@ struct EpochReport {
 class PolicyTrainer {
 public:
     // `comm`: the ranks to train with (nullptr = this process alone); it must outlive the trainer.
-    PolicyTrainer(PolicyModel& model, DeviceModel devices, TrainOptions options, std::vector<PolicyGraph> train,
+    PolicyTrainer(PolicyModel& model, TrainOptions options, std::vector<PolicyGraph> train,
                   std::vector<PolicyGraph> validation, Communicator* comm = nullptr);
     int epochsDone() const { return epochsDone_; }
     // One epoch. `cancel` is checked before every training graph (with several ranks: before every
@@ -158,7 +166,6 @@ private:
     void checkSameWeights(int epoch);
 
     PolicyModel& model_;
-    DeviceModel devices_;
     TrainOptions o_;
     std::vector<PolicyGraph> train_, validation_;
     int epochsDone_ = 0;
@@ -191,7 +198,7 @@ struct GraphEvaluation {
     nlohmann::json toJson() const;
 };
 
-GraphEvaluation evaluatePolicy(PolicyModel& model, const PolicyGraph& g, const DeviceModel& devices, const EvalOptions& o);
+GraphEvaluation evaluatePolicy(PolicyModel& model, const PolicyGraph& g, const EvalOptions& o);
 // {"mean_improvement_pct", "median_improvement_pct", "win_rate"} against uniform BRKGA, and the
 // same three against tuned BRKGA and the best baseline when present, both as an object
 // ("vs_tuned", "vs_best_baseline") and, as before, as flat keys with that prefix
@@ -202,7 +209,7 @@ nlohmann::json summarizeEvaluations(const std::vector<GraphEvaluation>& evals);
 // Small grid search over BRKGA's population, elite/mutant fractions and rho_e on `graphs`: the
 // parameters with the lowest mean cost relative to the defaults (seeds 1..seeds). `log` gets one
 // line per configuration.
-nlohmann::json tuneBrkgaGrid(const std::vector<PolicyGraph>& graphs, const DeviceModel& devices, int64_t budget, int seeds,
+nlohmann::json tuneBrkgaGrid(const std::vector<PolicyGraph>& graphs, int64_t budget, int seeds,
                              int threads, const std::function<void(const std::string&)>& log = {});
 
 }  // namespace graphopt::regal

@@ -48,6 +48,10 @@ const EngineDescription& trainingDescription() {
             ParamSpec::integer("graph_seeds", 2, 1, 100, "synthetic graphs per family and size"),
             ParamSpec::string("models", "", "folder with splits.json whose train split is added; \"none\" for synthetic "
                                             "graphs only [default: the bundled models]"),
+            ParamSpec::string("dataset", "",
+                              "a data set written by bench/regal/regal_dataset: its train/ graphs join the training "
+                              "set and its validation/ graphs replace the synthetic validation graphs, each graph "
+                              "on its own device setup (memory limits that bind); empty: none"),
             ParamSpec::integer("batch", 0, 0, 1 << 20,
                                "ONNX models of the train split: the value of every symbolic input dimension named "
                                "like 'batch' (0: not given, such dimensions are 1)"),
@@ -154,6 +158,10 @@ Settings readSettings(const RunSpec& spec, bool checkFiles = true) {
     s.set.modelsDir = models == "none" ? "" : (models.empty() ? modelsDir() : models);
     if (!s.set.modelsDir.empty() && !fs::exists(fs::path(s.set.modelsDir) / "splits.json"))
         throw std::invalid_argument(s.set.modelsDir + ": no splits.json (give another models folder, or none)");
+    s.set.datasetDir = p.value("dataset", std::string());
+    if (!s.set.datasetDir.empty() && !fs::is_directory(fs::path(s.set.datasetDir) / "train"))
+        throw std::invalid_argument(s.set.datasetDir + ": not a data set (no train/ folder; bench/regal/regal_dataset "
+                                    "writes one)");
     s.set.modelInputs = modelInputsFrom(p);
     if (s.set.modelsDir.empty() && !s.set.modelInputs.empty())
         throw std::invalid_argument("train-policy: batch and input shapes apply to the models of the train split, and "
@@ -277,6 +285,12 @@ TrainingResult TrainingRun::run(const RunReporter& reporter, const CancellationT
     auto train = buildTrainingSet(s.set, devices, objective, &skipped);
     for (const auto& u : skipped) log("skipped " + u.file + ": " + u.reason);
     auto validation = buildValidationSet(s.set, devices, objective);
+    int64_t datasetGraphs = 0;
+    if (!s.set.datasetDir.empty()) {
+        for (const PolicyGraph& g : train) datasetGraphs += g.graph->metadata.count(DeviceModel::kGraphDevicesKey) ? 1 : 0;
+        log("data set " + s.set.datasetDir + ": " + std::to_string(datasetGraphs) + " training graphs, " +
+            std::to_string(validation.size()) + " validation graphs, each on its own devices");
+    }
     // Imitation first (a fresh run only: a checkpoint already holds the imitated weights). Over
     // several ranks each rank imitates the same targets with the same steps, so the weights stay
     // equal (the epoch checksum checks it); the elite runs are not shared out yet.
@@ -288,7 +302,7 @@ TrainingResult TrainingRun::run(const RunReporter& reporter, const CancellationT
         std::vector<PolicyAction> targets;
         for (const PolicyGraph& g : train) {
             if (cancel && cancel->isCancelled()) break;
-            targets.push_back(eliteTargetAction(g, eliteChromosomes(g, devices, s.imitation)));
+            targets.push_back(eliteTargetAction(g, eliteChromosomes(g, s.imitation)));
         }
         if (targets.size() == train.size())
             imitated = imitateTargets(*model, train, targets, s.imitation, [&](const ImitationReport& r) {
@@ -305,7 +319,7 @@ TrainingResult TrainingRun::run(const RunReporter& reporter, const CancellationT
             return res;
         }
     }
-    PolicyTrainer trainer(*model, devices, o, std::move(train), std::move(validation), comm_);
+    PolicyTrainer trainer(*model, o, std::move(train), std::move(validation), comm_);
     TrainingResult res;
     res.worldSize = comm_->worldSize();
     res.skipped = skipped;
@@ -369,6 +383,10 @@ TrainingResult TrainingRun::run(const RunReporter& reporter, const CancellationT
     file.training["sizes"] = s.set.sizes;
     file.training["graph_seeds"] = s.set.graphSeeds;
     file.training["models"] = s.set.modelsDir.empty() ? "none" : "train split of splits.json";
+    if (!s.set.datasetDir.empty()) {
+        file.training["dataset"] = s.set.datasetDir;
+        file.training["dataset_graphs"] = datasetGraphs;
+    }
     if (s.set.modelInputs.batch > 0) file.training["batch"] = s.set.modelInputs.batch;
     if (!s.set.modelInputs.inputShapes.empty()) file.training["input_shapes"] = s.set.modelInputs.inputShapes;
     if (s.imitation.epochs > 0) {
