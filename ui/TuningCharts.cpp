@@ -176,7 +176,7 @@ ClusterScatter::ClusterScatter(QWidget* parent) : QWidget(parent) {
     ly_ = new QValueAxis(loss);
     lx_->setTitleText(tr("k"));
     lx_->setLabelFormat("%.0f");
-    ly_->setLabelFormat("%.2g");
+    ly_->setLabelFormat("%.4g");
     loss->addAxis(lx_, Qt::AlignBottom);
     loss->addAxis(ly_, Qt::AlignLeft);
     loss_ = new QLineSeries(this);
@@ -403,10 +403,16 @@ void ClusterScatter::redraw() {
     for (const auto& p : lossPts) lossMax = std::max(lossMax, p.y());
     for (const auto& p : lossPts)
         if (int(p.x()) == f.k) chosenK_->append(p);
-    fitAxis(lx_, lossPts.isEmpty() ? 0 : lossPts.front().x(), lossPts.isEmpty() ? 1 : lossPts.back().x());
+    // k is a whole number: whole ticks (an empty curve spans 1..16, not -0..1 in repeated labels).
+    const double k0 = lossPts.isEmpty() ? 1 : lossPts.front().x(), k1 = lossPts.isEmpty() ? 16 : lossPts.back().x();
+    lx_->setRange(k0, std::max(k1, k0 + 1));
+    lx_->applyNiceNumbers();
     ly_->setRange(0, lossMax * 1.1);
-    lossView_->chart()->setTitle(f.k > 0 ? tr("k-means loss (chosen k = %1)").arg(f.k)
-                                         : tr("k-means loss (this tuner does not cluster)"));
+    // A batch without clustering is either random (a model-based tuner's first measurements, or
+    // epsilon's share) or from a tuner that never clusters; say which.
+    lossView_->chart()->setTitle(f.k > 0               ? tr("k-means loss (chosen k = %1)").arg(f.k)
+                                 : f.phase == "random" ? tr("k-means loss (none: a random batch)")
+                                                       : tr("k-means loss (this tuner does not cluster)"));
     const QString visited = f.visited > 0 ? tr("%1 visited, ").arg(f.visited) : QString();
     batchLabel_->setText(tr("batch %1 of %2 (%3): %4%5 candidates, %6 picked")
                              .arg(shownBatch_)

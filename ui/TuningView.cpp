@@ -25,6 +25,7 @@
 #include "store/GraphFingerprint.h"
 #include "store/RunStore.h"
 #include "tuning/LibtorchReference.h"
+#include "tuning/ModelBasedTuner.h"
 #include "tuning/PeakFlops.h"
 #include "tuning/TemplateSpace.h"
 #include "tuning/Tuner.h"
@@ -165,10 +166,44 @@ void TuningView::buildUi() {
     auto paramsTip = [this] { params_->setToolTip(tuner_->currentData(Qt::ToolTipRole).toString()); };
     connect(tuner_, &QComboBox::currentIndexChanged, this, paramsTip);
     paramsTip();
+    // A model-based tuner measures its first configurations at random; a budget that ends there
+    // shows random search only, which a demonstration should not find out afterwards.
+    warmupHint_ = new QLabel(settings);
+    warmupHint_->setObjectName("warmupHint");
+    warmupHint_->setWordWrap(true);
+    warmupHint_->setStyleSheet("color: #a05a00;");
+    auto updateWarmupHint = [this] {
+        const QString tuner = tuner_->currentData().toString();
+        nlohmann::json params = nlohmann::json::object();
+        try {
+            const std::string text = params_->text().trimmed().toStdString();
+            if (!text.empty()) params = nlohmann::json::parse(text);
+        } catch (const std::exception&) {
+        }
+        int64_t warmup = 0;
+        try {
+            warmup = tuning::randomMeasurementsFirst(tuner.toStdString(), params);
+        } catch (const std::exception&) {
+        }
+        const bool never = warmup > 0 && trials_->value() <= warmup;
+        warmupHint_->setVisible(never);
+        if (never)
+            warmupHint_->setText(tr("%1 measures its first %2 configurations at random before its model is used: with "
+                                    "%3 measurements the model is never used (give more than %2, or the parameter "
+                                    "{\"initial_random\": 16})")
+                                     .arg(tuner)
+                                     .arg(warmup)
+                                     .arg(trials_->value()));
+    };
+    connect(tuner_, &QComboBox::currentIndexChanged, this, updateWarmupHint);
+    connect(trials_, &QSpinBox::valueChanged, this, updateWarmupHint);
+    connect(params_, &QLineEdit::textChanged, this, updateWarmupHint);
+    updateWarmupHint();
     form->addRow(tr("Task"), all_);
     form->addRow(tr("Tuner"), tuner_);
     form->addRow(tr("Measurer"), measurer_);
     form->addRow(tr("Measurements"), trials_);
+    form->addRow(QString(), warmupHint_);
     form->addRow(tr("Seed"), seed_);
     form->addRow(tr("Batch"), batch_);
     form->addRow(tr("Parameters"), params_);

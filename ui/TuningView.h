@@ -140,6 +140,7 @@ private:
     QComboBox* tuner_ = nullptr;
     QComboBox* measurer_ = nullptr;
     QSpinBox* trials_ = nullptr;
+    QLabel* warmupHint_ = nullptr;  // shown when the budget never reaches the tuner's model
     QSpinBox* seed_ = nullptr;
     QSpinBox* batch_ = nullptr;
     QLineEdit* params_ = nullptr;

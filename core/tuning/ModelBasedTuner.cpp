@@ -38,6 +38,25 @@ void ModelBasedOptions::readParams(const nlohmann::json& params, ParamCollector&
     }
 }
 
+int64_t randomMeasurementsFirst(const std::string& tuner, const nlohmann::json& params) {
+    const EngineDescription d = describeTuner(tuner);
+    ModelBasedOptions o;
+    bool hasPhase = false;
+    for (const ParamSpec& p : d.params) {
+        if (p.name == "initial_random") hasPhase = true, o.initialRandom = p.defaultValue.get<int64_t>();
+        if (p.name == "plan_size") o.planSize = p.defaultValue.get<int>();
+    }
+    if (!hasPhase) return 0;
+    const int64_t byDefault = o.initialRandom;
+    try {
+        ParamCollector known;
+        o.readParams(params.is_object() ? params : nlohmann::json::object(), known);
+    } catch (const std::invalid_argument&) {
+        return byDefault;
+    }
+    return o.initialRandom;
+}
+
 ModelBasedTuner::ModelBasedTuner(const TunerContext& context, ModelBasedOptions options,
                                  std::unique_ptr<CostModel> model, std::unique_ptr<Explorer> explorer)
     : Tuner(context.space, context.seed),

@@ -74,6 +74,12 @@ struct ModelBasedOptions {
     void readParams(const nlohmann::json& params, ParamCollector& known);
 };
 
+// How many measurements the registered tuner `tuner` makes at random before its model is used,
+// with `params` as a run would read them (its initial_random, following plan_size when only that
+// is given); 0 for a tuner without that phase, and the defaults' value when `params` is not valid.
+// Front ends use it to say when a budget never reaches the model.
+int64_t randomMeasurementsFirst(const std::string& tuner, const nlohmann::json& params);
+
 class ModelBasedTuner : public Tuner {
 public:
     ModelBasedTuner(const TunerContext& context, ModelBasedOptions options, std::unique_ptr<CostModel> model,

@@ -11,6 +11,7 @@
 #include "GraphoptCli.h"
 #include "TunerRuns.h"
 #include "tuning/LearnedTuners.h"
+#include "tuning/ModelBasedTuner.h"
 #include "tuning/SimulatedMeasurer.h"
 #include "tuning/TemplateSpace.h"
 #include "tuning/TuningRun.h"
@@ -190,4 +191,17 @@ TEST(TunerDescriptions, EveryTunerUsesTheDefaultsItDescribesAndRefusesWhatItDoes
         }
         EXPECT_THROW(makeTuner(d.name, task, 1, {{"no_such_parameter", 1}}), std::invalid_argument);
     }
+}
+
+// What a front end says about a budget that ends in the random phase: the tuner's own reading of
+// its parameters (initial_random, following plan_size when only that is given).
+TEST(ReleaseTuner, SaysHowManyMeasurementsComeBeforeItsModel) {
+    registerLearnedTuners();
+    EXPECT_EQ(randomMeasurementsFirst("release", nlohmann::json::object()), 64);
+    EXPECT_EQ(randomMeasurementsFirst("release", {{"plan_size", 16}}), 16);
+    EXPECT_EQ(randomMeasurementsFirst("release", {{"plan_size", 16}, {"initial_random", 40}}), 40);
+    EXPECT_EQ(randomMeasurementsFirst("autotvm-as", {{"initial_random", 8}}), 8);
+    EXPECT_EQ(randomMeasurementsFirst("release", {{"plan_size", -3}}), 64);  // not valid: the default's
+    EXPECT_EQ(randomMeasurementsFirst("random", nlohmann::json::object()), 0);
+    EXPECT_THROW(randomMeasurementsFirst("no-such-tuner", nlohmann::json::object()), std::invalid_argument);
 }

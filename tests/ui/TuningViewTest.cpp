@@ -3,6 +3,7 @@
 // cancelled run, and a stored run reopened shows the same scatter for its last batch.
 #include <gtest/gtest.h>
 
+#include <QLabel>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QTableView>
@@ -159,4 +160,25 @@ TEST(TuningView, CancelStoresACancelledRunWithItsBestSoFar) {
     EXPECT_LT(store.measurements(id).size(), 100000u);
     EXPECT_EQ(v.taskTable()->model()->index(1, TuningView::State).data().toString(), "cancelled");
     EXPECT_FALSE(v.isRunning());
+}
+
+// A budget that ends before a model-based tuner's model is used is said beside the budget.
+TEST(TuningView, SaysWhenTheBudgetNeverReachesTheModel) {
+    TuningView v;
+    v.setModel(resnet(), kResnet);
+    auto* hint = v.findChild<QLabel*>("warmupHint");
+    ASSERT_NE(hint, nullptr);
+    v.setTuner("release");
+    v.setTrials(48);
+    EXPECT_FALSE(hint->isHidden());
+    EXPECT_TRUE(hint->text().contains("first 64 configurations at random")) << hint->text().toStdString();
+    v.setTunerParams(R"({"initial_random": 16})");
+    EXPECT_TRUE(hint->isHidden());
+    v.setTunerParams("");
+    v.setTrials(96);
+    EXPECT_TRUE(hint->isHidden());
+    v.setTrials(64);  // the 64th is still random
+    EXPECT_FALSE(hint->isHidden());
+    v.setTuner("random");
+    EXPECT_TRUE(hint->isHidden());
 }
