@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -73,13 +74,22 @@ std::vector<std::string> graphFiles(const std::string& spec, const std::string& 
 
 // Every file with the same input sizes (--batch, --input-shape). A file that cannot be used (it
 // cannot take those sizes, it is not a graph, ...) is put in `unusable` with the reason and the
-// others go on; when none can be used, that is an error listing them all, in one line.
+// others go on; when none can be used, that is an error listing them all, in one line. A graph
+// that carries its own devices (a data set graph of bench/regal/regal_dataset, a profiled
+// workload) is placed on those, as `graphopt place` does; they must have as many devices as
+// `devices` (the policy's), or the graph cannot be used.
 std::vector<regal::PolicyGraph> loadGraphs(const std::vector<std::string>& files, const DeviceModel& devices,
                                            PlacementObjective objective, const LoadOptions& inputs,
                                            std::vector<regal::UnusableInput>& unusable) {
     std::vector<regal::PolicyGraph> out;
     for (const auto& f : files) try {
-            out.push_back(regal::preparePolicyGraph(fs::path(f).filename().string(), loadGraph(f, inputs), devices, objective));
+            Graph g = loadGraph(f, inputs);
+            const std::optional<DeviceModel> own = DeviceModel::fromGraph(g);
+            if (own && own->deviceCount() != devices.deviceCount())
+                throw std::invalid_argument("its own device setup has " + std::to_string(own->deviceCount()) +
+                                            " devices, the policy places on " + std::to_string(devices.deviceCount()));
+            out.push_back(regal::preparePolicyGraph(fs::path(f).filename().string(), std::move(g), own ? *own : devices,
+                                                    objective));
         } catch (const std::exception& e) {
             unusable.push_back(regal::unusableInput(f, e.what()));
         }
@@ -328,7 +338,8 @@ CommandSpec evalPolicyCommand() {
             {{"objective", "O", "runtime", "the objective the policy was trained for", {"runtime", "memory"}},
              {"devices", "PRESET|FILE", DeviceModel::defaultPresetName(), "the devices to place on"},
              {"test", "DIR_OR_FILES", "", "graphs: a folder with splits.json (its test split), another folder, or "
-                                          "comma-separated files (required)"},
+                                          "comma-separated files (required); a graph that carries its own devices "
+                                          "is placed on them"},
              {"budget", "EVALS", "5000", "BRKGA evaluations per run"},
              {"seeds", "N", "3", "BRKGA seeds 1..N"},
              {"threads", "T", "2", "BRKGA worker threads"},

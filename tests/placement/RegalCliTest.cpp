@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "GraphoptCli.h"
@@ -117,5 +118,43 @@ TEST(RegalCli, SeededEvaluationNeverEndsWorseThanTheBestBaseline) {
         }
         EXPECT_GE(j["summary"]["vs_best_baseline_mean_improvement_pct"].get<double>(), 0.0);
     }
+    fs::remove_all(dir);
+}
+
+// A test graph that carries its devices (a data set graph, a workload) is placed on them: the same
+// graph with device memory far too small costs the baselines the infeasibility penalty; one whose
+// setup has another number of devices than the policy is skipped, with the reason.
+TEST(RegalCli, EvaluationPlacesAGraphOnTheDevicesItCarries) {
+    const fs::path dir = scratch() / "own-devices";
+    fs::create_directories(dir);
+    const std::string plain = (dir / "plain.json").string();
+    Result gen = runGraphopt("generate --family chain --nodes 30 --seed 4 --out " + plain);
+    ASSERT_EQ(gen.status, 0) << gen.err;
+    auto withDevices = [&](const std::string& name, int devices, int64_t memory) {
+        std::ifstream in(plain);
+        nlohmann::json g = nlohmann::json::parse(in);
+        nlohmann::json setup = {{"devices", nlohmann::json::array()}};
+        for (int d = 0; d < devices; ++d)
+            setup["devices"].push_back({{"name", "gpu" + std::to_string(d)}, {"flops_per_s", 1e13}, {"memory_bytes", memory}});
+        g["metadata"]["device_setup"] = setup.dump();
+        const std::string path = (dir / name).string();
+        std::ofstream(path) << g.dump();
+        return path;
+    };
+    const std::string tight = withDevices("tight.json", 2, 1000), three = withDevices("three.json", 3, int64_t(1) << 34);
+    Result ev = runGraphopt("eval-policy --objective runtime --devices 2xgpu-pcie --test " + plain + "," + tight + "," +
+                            three + " --budget 30 --seeds 1 --baselines single --json");
+    ASSERT_EQ(ev.status, 0) << ev.err;
+    const auto j = nlohmann::json::parse(ev.out);
+    ASSERT_EQ(j["graphs"].size(), 2u);
+    ASSERT_EQ(j["skipped"].size(), 1u);
+    EXPECT_NE(j["skipped"][0]["file"].get<std::string>().find("three.json"), std::string::npos);
+    EXPECT_NE(j["skipped"][0]["reason"].get<std::string>().find("has 3 devices, the policy places on 2"),
+              std::string::npos)
+        << j["skipped"].dump();
+    std::map<std::string, double> single;
+    for (const auto& g : j["graphs"]) single[g["graph"].get<std::string>()] = g["baselines"]["single"].get<double>();
+    ASSERT_EQ(single.size(), 2u);
+    EXPECT_GT(single["tight.json"], single["plain.json"] * 10) << j["graphs"].dump();
     fs::remove_all(dir);
 }
