@@ -40,11 +40,19 @@ TEST(RegalCli, TrainThenEvaluateThenPlace) {
     EXPECT_NE(tr.err.find("epoch 1/1"), std::string::npos) << tr.err;
     EXPECT_TRUE(fs::exists(policy));
     EXPECT_TRUE(fs::exists(policy + ".ckpt"));
-    // Resuming a finished run trains nothing more and writes the policy again.
+    auto training = [&] {
+        std::ifstream in(policy);
+        return nlohmann::json::parse(in)["training"];
+    };
+    const nlohmann::json first = training();
+    // Resuming a finished run trains nothing more and writes the policy again, with the figures
+    // of the last epoch's validation (not zeros).
     Result again = runGraphopt("train-policy --objective memory --epochs 1 --seed 2 --budget 40 --sizes 12 --graph-seeds 1 "
                                "--models none --hidden 8 --rounds 1 --out " + policy + " --resume " + policy + ".ckpt --no-store");
     ASSERT_EQ(again.status, 0) << again.err;
     EXPECT_NE(again.err.find("resumed"), std::string::npos) << again.err;
+    for (const char* k : {"final_validation_win_rate", "final_validation_mean_improvement"})
+        EXPECT_EQ(training()[k], first[k]) << k;
 
     Result ev = runGraphopt("eval-policy --objective memory --test " + graph + " --budget 100 --seeds 2 --policy " + policy +
                             " --baselines single,heft --json");

@@ -332,7 +332,12 @@ TrainingResult TrainingRun::run(const RunReporter& reporter, const CancellationT
         std::string text;
         if (writer) text = readCheckpoint(s.resume).dump();
         comm_->broadcast(text, 0);
-        trainer.restore(nlohmann::json::parse(text));
+        const nlohmann::json ckpt = nlohmann::json::parse(text);
+        trainer.restore(ckpt);
+        if (ckpt.contains("last_validation")) {
+            res.last.validationWinRate = ckpt["last_validation"].value("win_rate", 0.0);
+            res.last.validationMeanImprovement = ckpt["last_validation"].value("mean_improvement", 0.0);
+        }
         res.resumedFrom = trainer.epochsDone();
         log("resumed from " + s.resume + " after epoch " + std::to_string(trainer.epochsDone()));
     }
@@ -346,7 +351,12 @@ TrainingResult TrainingRun::run(const RunReporter& reporter, const CancellationT
         res.evaluations += rep.evaluations;
         res.bestValidationImprovement = std::max(res.bestValidationImprovement, rep.validationMeanImprovement);
         if (writer) {
-            writeJsonAtomically(s.checkpoint, trainer.checkpoint());
+            // The last epoch's validation rides along, so a resumed run that has nothing left to
+            // train still writes the figures of the weights it writes (not zeros).
+            nlohmann::json ckpt = trainer.checkpoint();
+            ckpt["last_validation"] = {{"win_rate", rep.validationWinRate},
+                                       {"mean_improvement", rep.validationMeanImprovement}};
+            writeJsonAtomically(s.checkpoint, ckpt);
             res.checkpointPath = s.checkpoint;
         }
         ProgressEvent ev;
