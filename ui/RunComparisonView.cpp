@@ -298,7 +298,10 @@ void RunComparisonView::redrawCurves() {
         s->attachAxis(x);
         s->attachAxis(y);
     }
-    if (minY > maxY) minY = 0, maxY = 1;
+    if (minY > maxY) {  // nothing drawn: an empty frame whose whole-number ticks do not repeat
+        minY = 0, maxY = 1;
+        if (xAxis_ == XAxis::Evaluations) maxX = 100;
+    }
     const double pad = std::max(1e-12, (maxY - minY) * 0.08);
     x->setRange(0, maxX);
     if (xAxis_ == XAxis::Evaluations) x->applyNiceNumbers();

@@ -251,8 +251,11 @@ void RunsBrowser::refresh() {
             cell(QString::number(r.seed), QVariant::fromValue<qulonglong>(r.seed)),
             cell(QString::fromStdString(runStatusName(r.status))),
             cell(loc.toString(qlonglong(s.evaluations)), QVariant::fromValue<qlonglong>(s.evaluations)),
-            // In the objective's unit (633.5 µs, 27.6 MiB); sorted by the stored value.
-            cell(s.bestCost ? QString::fromStdString(units::format(units::objectiveKind(s.run.objective), *s.bestCost)) : "-",
+            // In the objective's unit (633.5 µs, 27.6 MiB); sorted by the stored value. A training
+            // run's cost is 1 - its best validation improvement over uniform BRKGA: shown as that.
+            cell(!s.bestCost               ? QString("-")
+                 : r.kind == "training" ? tr("validation %1%2 %").arg(*s.bestCost <= 1 ? "+" : "").arg(100 * (1 - *s.bestCost), 0, 'f', 1)
+                                        : QString::fromStdString(units::format(units::objectiveKind(s.run.objective), *s.bestCost)),
                  s.bestCost ? QVariant(*s.bestCost) : QVariant(std::numeric_limits<double>::infinity())),
             cell(s.elapsedS ? QString::fromStdString(units::seconds(*s.elapsedS)) : "-", s.elapsedS ? QVariant(*s.elapsedS) : QVariant(0.0)),
             cell(started.toString("yyyy-MM-dd HH:mm:ss"), started),

@@ -134,3 +134,30 @@ TEST(RunsBrowser, FiltersDeletesExportsAndOpensAStoredPlacement) {
     EXPECT_FALSE(w.openStoredRun(99, &error));
     EXPECT_TRUE(error.contains("99")) << error.toStdString();
 }
+
+// A training run's "best cost" is 1 - its best validation improvement: the browser shows the
+// improvement, not a running time.
+TEST(RunsBrowser, ShowsATrainingRunsBestValidationImprovement) {
+    QTemporaryDir dir;
+    const QString db = dir.filePath("runs.db");
+    QProcess p;
+    p.start(kCli, {"train-policy", "--objective", "memory", "--epochs", "1", "--budget", "40", "--sizes", "12",
+                   "--graph-seeds", "1", "--models", "none", "--hidden", "8", "--rounds", "1", "--out",
+                   dir.filePath("p.json"), "--db", db});
+    ASSERT_TRUE(p.waitForFinished(120000));
+    ASSERT_EQ(p.exitCode(), 0) << p.readAllStandardError().toStdString();
+    RunsBrowser b;
+    b.setDatabasePath(db);
+    ASSERT_EQ(b.visibleRunCount(), 1);
+    const auto* m = b.table()->model();
+    int best = -1;
+    for (int c = 0; c < m->columnCount(); ++c)
+        if (m->headerData(c, Qt::Horizontal).toString() == "Best cost") best = c;
+    ASSERT_GE(best, 0);
+    const QString text = m->index(0, best).data().toString();
+    EXPECT_TRUE(text.startsWith("validation ")) << text.toStdString();
+    EXPECT_TRUE(text.endsWith(" %")) << text.toStdString();
+    graphopt::RunStore store(db.toStdString());
+    const double cost = *store.listRuns().front().bestCost;
+    EXPECT_TRUE(text.contains(QString::number(100 * (1 - cost), 'f', 1))) << text.toStdString() << " " << cost;
+}
