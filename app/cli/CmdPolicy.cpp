@@ -27,21 +27,13 @@
 #include "placement/regal/TrainingRun.h"
 #include "store/RecordedRun.h"
 #include "run/ResourceLocator.h"
+#include "run/TextList.h"
 
 namespace graphopt::cli {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-std::vector<std::string> splitList(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ','))
-        if (!item.empty()) out.push_back(item);
-    return out;
-}
 
 // A directory with splits.json gives its "test" list (or "train" for split == "train"); another
 // directory gives every graph file in it; anything else is a file.

@@ -34,6 +34,7 @@
 #include "placement/model/DeviceModel.h"
 #include "placement/regal/RegalDataset.h"
 #include "run/Rng.h"
+#include "run/TextList.h"
 
 using namespace graphopt;
 using namespace graphopt::regal;
@@ -41,13 +42,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<std::string> splitList(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    for (std::string t; std::getline(ss, t, ',');)
-        if (!t.empty()) out.push_back(t);
-    return out;
-}
+const char* const kUsage =
+    "usage: regal_dataset --out DIR [--families a,b] [--count N] [--nodes MIN,MAX] [--devices PRESET|FILE]"
+    " [--objective runtime|memory] [--share MIN,MAX] [--low E] [--high E] [--gain G] [--seed S] [--threads T]"
+    " [--rank R --ranks K] [--validation-every V] [--summary]";
 
 std::pair<double, double> range(const std::string& s, const char* flag) {
     const auto v = splitList(s);
@@ -152,10 +150,7 @@ int main(int argc, char** argv) {
                 return argv[++i];
             };
             if (a == "--help" || a == "-h") {
-                std::cout << "usage: regal_dataset --out DIR [--families a,b] [--count N] [--nodes MIN,MAX]"
-                             " [--devices PRESET|FILE] [--objective runtime|memory] [--share MIN,MAX] [--low E]"
-                             " [--high E] [--gain G] [--seed S] [--threads T] [--rank R --ranks K]"
-                             " [--validation-every V] [--summary]\n"
+                std::cout << kUsage << "\n"
                              "Generates N graphs per family on devices whose memory is a share of each graph's"
                              " single-device need, keeps those with room for improvement (BRKGA at --low"
                              " evaluations does not fit but at --high does, or --high is --gain better), and writes"
@@ -188,10 +183,7 @@ int main(int argc, char** argv) {
                 " --validation-every >= 2");
         for (const auto& f : families) graphFamilyFromName(f);  // throws on an unknown one
     } catch (const std::exception& e) {
-        std::cerr << "regal_dataset: " << e.what()
-                  << "\nusage: regal_dataset --out DIR [--families a,b] [--count N] [--nodes MIN,MAX] [--devices PRESET|FILE]"
-                     " [--objective runtime|memory] [--share MIN,MAX] [--low E] [--high E] [--gain G] [--seed S]"
-                     " [--threads T] [--rank R --ranks K] [--validation-every V] [--summary]\n";
+        std::cerr << "regal_dataset: " << e.what() << "\n" << kUsage << "\n";
         return 2;
     }
     const fs::path dir(out);

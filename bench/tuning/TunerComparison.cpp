@@ -60,6 +60,7 @@
 
 #include "execution/ProfileRun.h"
 #include "graph/Loaders.h"
+#include "run/TextList.h"
 #include "tuning/HalideMeasurer.h"
 #include "tuning/LearnedTuners.h"
 #include "tuning/PeakFlops.h"
@@ -80,14 +81,6 @@ std::string loadAverage() {
     std::string a, b, c;
     in >> a >> b >> c;
     return a + " " + b + " " + c;
-}
-
-std::vector<std::string> splitList(const std::string& s, char sep = ',') {
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    for (std::string t; std::getline(ss, t, sep);)
-        if (!t.empty()) out.push_back(t);
-    return out;
 }
 
 // Every distinct configuration measured once; results and their real cost kept in memory and in

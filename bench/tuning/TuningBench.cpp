@@ -36,6 +36,7 @@
 
 #include "graph/Graph.h"
 #include "graph/Loaders.h"
+#include "run/TextList.h"
 #include "tuning/HalideMeasurer.h"
 #include "tuning/LearnedTuners.h"
 #include "tuning/PeakFlops.h"
@@ -50,14 +51,6 @@ using graphopt::Rng;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::vector<std::string> splitList(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    for (std::string t; std::getline(ss, t, ',');)
-        if (!t.empty()) out.push_back(t);
-    return out;
-}
 
 std::string cpuName() {
     std::ifstream f("/proc/cpuinfo");

@@ -3,7 +3,6 @@
 #include <cmath>
 #include <iomanip>
 #include <memory>
-#include <numeric>
 #include <sstream>
 #include <stdexcept>
 
