@@ -174,12 +174,7 @@ void TuningView::buildUi() {
     warmupHint_->setStyleSheet("color: #a05a00;");
     auto updateWarmupHint = [this] {
         const QString tuner = tuner_->currentData().toString();
-        nlohmann::json params = nlohmann::json::object();
-        try {
-            const std::string text = params_->text().trimmed().toStdString();
-            if (!text.empty()) params = nlohmann::json::parse(text);
-        } catch (const std::exception&) {
-        }
+        const nlohmann::json params = tunerParamsField(nullptr).value_or(nlohmann::json::object());
         int64_t warmup = 0;
         try {
             warmup = tuning::randomMeasurementsFirst(tuner.toStdString(), params);
@@ -508,21 +503,31 @@ bool TuningView::startTuning() {
     return true;
 }
 
-bool TuningView::startTask(int task) {
-    nlohmann::json tunerParams = nlohmann::json::object();
+std::optional<nlohmann::json> TuningView::tunerParamsField(QString* why) const {
     const QString text = params_->text().trimmed();
-    if (!text.isEmpty()) {
-        try {
-            tunerParams = nlohmann::json::parse(text.toStdString());
-        } catch (const std::exception&) {
-            status_->setText(tr("The tuner parameters are not valid JSON."));
-            return false;
-        }
-        if (!tunerParams.is_object()) {
-            status_->setText(tr("The tuner parameters must be a JSON object."));
-            return false;
-        }
+    if (text.isEmpty()) return nlohmann::json::object();
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text.toStdString());
+    } catch (const std::exception&) {
+        if (why) *why = tr("The tuner parameters are not valid JSON.");
+        return std::nullopt;
     }
+    if (!j.is_object()) {
+        if (why) *why = tr("The tuner parameters must be a JSON object.");
+        return std::nullopt;
+    }
+    return j;
+}
+
+bool TuningView::startTask(int task) {
+    QString why;
+    const std::optional<nlohmann::json> field = tunerParamsField(&why);
+    if (!field) {
+        status_->setText(why);
+        return false;
+    }
+    const nlohmann::json& tunerParams = *field;
     RunSpec spec;
     spec.kind = "tuning";
     spec.engine = tuner_->currentData().toString().toStdString();

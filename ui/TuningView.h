@@ -14,6 +14,8 @@
 #include <optional>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "TuningCharts.h"
 #include "TuningFrames.h"
 #include "graph/Graph.h"
@@ -107,6 +109,9 @@ private:
     void onTaskSelected();
     const tuning::KnobProjection* projectionFor(const tuning::TuningTask& task);
     bool startTask(int task);
+    // The Parameters field as a JSON object ({} when empty); nullopt, with the reason in `why`
+    // when given, when it is not valid JSON or not an object.
+    std::optional<nlohmann::json> tunerParamsField(QString* why) const;
     void onJobFinished();
     void onProgress(const QVector<ProgressEvent>& events);
     void showRun(qint64 key);
