@@ -113,7 +113,8 @@ void reportUnusable(const char* command, const std::vector<regal::UnusableInput>
 nlohmann::json evaluationToJson(const regal::GraphEvaluation& e) {
     return {{"name", e.name},       {"nodes", e.nodes},         {"uniform", e.uniform},         {"regal", e.regal},
             {"tuned", e.tuned},     {"baselines", e.baselines}, {"uniform_s", e.uniformS},      {"regal_s", e.regalS},
-            {"inference_s", e.inferenceS}, {"tuned_s", e.tunedS}};
+            {"inference_s", e.inferenceS}, {"tuned_s", e.tunedS}, {"budget", e.budget},
+            {"regal_evaluations_to_uniform", e.regalEvaluationsToUniform}};
 }
 
 regal::GraphEvaluation evaluationFromJson(const nlohmann::json& j) {
@@ -128,6 +129,8 @@ regal::GraphEvaluation evaluationFromJson(const nlohmann::json& j) {
     e.regalS = j.at("regal_s").get<double>();
     e.inferenceS = j.at("inference_s").get<double>();
     e.tunedS = j.at("tuned_s").get<double>();
+    e.budget = j.at("budget").get<int64_t>();
+    e.regalEvaluationsToUniform = j.at("regal_evaluations_to_uniform").get<std::vector<int64_t>>();
     return e;
 }
 
@@ -506,6 +509,12 @@ int cmdEvalPolicy(const ArgList& argv) {
     if (summary.contains("vs_tuned"))
         std::cout << "vs tuned BRKGA:    " << figures(summary["vs_tuned"]) << "  (" << o.tunedParams.dump() << ")\n";
     if (summary.contains("vs_best_baseline")) std::cout << "vs best baseline:  " << figures(summary["vs_best_baseline"]) << "\n";
+    if (summary.contains("evaluations_to_uniform_final")) {
+        const auto& r = summary["evaluations_to_uniform_final"];
+        std::cout << "to uniform's final: reached in " << 100 * r["reached_rate"].get<double>() << " % of runs, median "
+                  << 100 * r["median_budget_fraction"].get<double>() << " % of the budget (never = 200 %), within a third on "
+                  << 100 * r["within_third_rate"].get<double>() << " % of graphs\n";
+    }
     std::cout << "total time:        " << summary["total_s"].get<double>() << " s\n";
     if (!unusable.empty()) {
         std::cout << "skipped:           " << unusable.size() << " of " << files.size() << " graphs could not be used\n";

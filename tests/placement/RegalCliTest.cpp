@@ -63,6 +63,10 @@ TEST(RegalCli, TrainThenEvaluateThenPlace) {
     for (const char* k : {"mean_improvement_pct", "median_improvement_pct", "win_rate"}) EXPECT_TRUE(j["summary"].contains(k)) << k;
     EXPECT_TRUE(j["summary"].contains("vs_best_baseline_win_rate"));
     EXPECT_TRUE(j["summary"]["vs_best_baseline"].contains("win_rate"));  // the object, since issue 19
+    // How soon REGAL reached uniform BRKGA's final cost: per seed (null = never), and summarized.
+    EXPECT_EQ(j["graphs"][0]["regal_evaluations_to_uniform_final"].size(), 2u);
+    EXPECT_EQ(j["graphs"][0]["budget"], 100);
+    EXPECT_TRUE(j["summary"]["evaluations_to_uniform_final"].contains("within_third_rate")) << j["summary"].dump();
 
     Result pl = runGraphopt("place " + graph + " --engine regal --objective memory --budget 100 --policy " + policy +
                             " --json --no-store");

@@ -77,9 +77,21 @@ SearchContext contextFor(const PolicyGraph& g, int64_t budget, uint64_t seed, in
 }
 
 double runBrkga(const PolicyGraph& g, const KeyBias& bias, int64_t budget, uint64_t seed,
-                int threads, const nlohmann::json& params) {
-    const SearchOutcome out = brkgaEngine(contextFor(g, budget, seed, threads, params), bias);
+                int threads, const nlohmann::json& params, std::vector<CurvePoint>* curve) {
+    SearchContext ctx = contextFor(g, budget, seed, threads, params);
+    if (curve) {
+        curve->clear();
+        ctx.progress = [curve](const ProgressEvent& e) { curve->push_back({e.evaluations, e.bestCost}); };
+    }
+    const SearchOutcome out = brkgaEngine(ctx, bias);
     return costOf(g, out.keys);
+}
+
+int64_t evaluationsToReach(const std::vector<CurvePoint>& curve, double target) {
+    const double slack = 1e-12 * std::abs(target);
+    for (const CurvePoint& p : curve)
+        if (p.bestCost <= target + slack) return p.evaluations;
+    return -1;
 }
 
 std::vector<std::string> splitFiles(const std::string& modelsDir, const std::string& split) {
@@ -480,6 +492,10 @@ nlohmann::json GraphEvaluation::toJson() const {
         j["tuned_s"] = tunedS;
     }
     if (!baselines.empty()) j["baselines"] = baselines;
+    nlohmann::json reach = nlohmann::json::array();  // null: never within the budget
+    for (int64_t e : regalEvaluationsToUniform) reach.push_back(e < 0 ? nlohmann::json() : nlohmann::json(e));
+    j["regal_evaluations_to_uniform_final"] = std::move(reach);
+    j["budget"] = budget;
     return j;
 }
 
@@ -487,6 +503,8 @@ GraphEvaluation evaluatePolicy(PolicyModel& model, const PolicyGraph& g, const E
     GraphEvaluation ev;
     ev.name = g.name;
     ev.nodes = g.features.n;
+    ev.budget = o.budget;
+    std::vector<CurvePoint> regalCurve;
     const nlohmann::json params = o.seedHeuristics ? nlohmann::json{{"seed_heuristics", true}} : nlohmann::json::object();
     nlohmann::json tuned = o.tunedParams;
     if (tuned.is_object() && o.seedHeuristics) tuned["seed_heuristics"] = true;
@@ -501,8 +519,9 @@ GraphEvaluation evaluatePolicy(PolicyModel& model, const PolicyGraph& g, const E
         Rng rng = Rng::stream(uint64_t(s), kActionStream, 0);
         const PolicyAction a = o.sampleActions ? sampleAction(probs, rng) : greedyAction(probs);
         ev.inferenceS += secondsSince(t0);
-        ev.regal.push_back(runBrkga(g, biasFromAction(a, f.d + 1), o.budget, uint64_t(s), o.threads, params));
+        ev.regal.push_back(runBrkga(g, biasFromAction(a, f.d + 1), o.budget, uint64_t(s), o.threads, params, &regalCurve));
         ev.regalS += secondsSince(t0);
+        ev.regalEvaluationsToUniform.push_back(evaluationsToReach(regalCurve, ev.uniform.back()));
         if (!o.tunedParams.is_null()) {
             t0 = std::chrono::steady_clock::now();
             ev.tuned.push_back(runBrkga(g, {}, o.budget, uint64_t(s), o.threads, tuned));
@@ -562,6 +581,26 @@ nlohmann::json summarizeEvaluations(const std::vector<GraphEvaluation>& evals) {
                     return best;
                 },
                 "vs_best_baseline_", s);
+    }
+    {
+        std::vector<double> fractions;
+        int reached = 0, pairs = 0, withinThird = 0, graphs = 0;
+        for (const auto& e : evals) {
+            if (e.regalEvaluationsToUniform.empty() || e.budget <= 0) continue;
+            std::vector<double> own;
+            for (int64_t n : e.regalEvaluationsToUniform) {
+                own.push_back(n < 0 ? 2.0 : double(n) / double(e.budget));
+                reached += n >= 0 ? 1 : 0;
+                ++pairs;
+            }
+            fractions.insert(fractions.end(), own.begin(), own.end());
+            withinThird += median(own) <= 1.0 / 3.0 ? 1 : 0;
+            ++graphs;
+        }
+        if (pairs)
+            s["evaluations_to_uniform_final"] = {{"reached_rate", double(reached) / double(pairs)},
+                                                 {"median_budget_fraction", median(fractions)},
+                                                 {"within_third_rate", double(withinThird) / double(graphs)}};
     }
     double total = 0;
     for (const auto& e : evals) total += e.uniformS + e.regalS + e.tunedS;

@@ -65,9 +65,22 @@ PolicyGraph preparePolicyGraph(std::string name, Graph g, const DeviceModel& dev
 SearchContext contextFor(const PolicyGraph& g, int64_t budget, uint64_t seed, int threads,
                          const nlohmann::json& params);
 
+// One point of a search's best-so-far curve: evaluations used (heuristic seeds included) and the
+// best cost after them.
+struct CurvePoint {
+    int64_t evaluations = 0;
+    double bestCost = 0;
+};
+
 // Best cost of BRKGA on the graph with `bias` (empty = plain BRKGA); `params`: population, ...
+// `curve`, when given, gets the best cost after the initial population and after every generation.
 double runBrkga(const PolicyGraph& g, const KeyBias& bias, int64_t budget, uint64_t seed,
-                int threads, const nlohmann::json& params = nlohmann::json::object());
+                int threads, const nlohmann::json& params = nlohmann::json::object(),
+                std::vector<CurvePoint>* curve = nullptr);
+
+// Evaluations a search needed to reach `target` or better: the first point of `curve` at or below
+// it (a relative 1e-12 of slack for the sums of a schedule), or -1 when it never did.
+int64_t evaluationsToReach(const std::vector<CurvePoint>& curve, double target);
 
 // The training set: synthetic graphs (every family x `sizes` x `graphSeeds`) plus the "train"
 // list of `modelsDir`/splits.json (none when modelsDir is empty). Validation: one synthetic graph
@@ -192,7 +205,11 @@ struct EvalOptions {
 struct GraphEvaluation {
     std::string name;
     int nodes = 0;
+    int64_t budget = 0;
     std::vector<double> uniform, regal, tuned;  // per seed
+    // Per seed: the evaluations REGAL needed to reach that seed's uniform BRKGA final cost (the
+    // paper's "seconds instead of hours"), -1 when it never did within the budget.
+    std::vector<int64_t> regalEvaluationsToUniform;
     std::map<std::string, double> baselines;    // engine -> cost (seed 1)
     double uniformS = 0, regalS = 0, inferenceS = 0, tunedS = 0;
     nlohmann::json toJson() const;
@@ -204,6 +221,11 @@ GraphEvaluation evaluatePolicy(PolicyModel& model, const PolicyGraph& g, const E
 // ("vs_tuned", "vs_best_baseline") and, as before, as flat keys with that prefix
 // ("vs_best_baseline_win_rate", ...). Improvement per graph = mean over seeds of
 // (other - regal) / other; win rate = share of (graph, seed) pairs where REGAL is strictly better.
+// "evaluations_to_uniform_final": how soon REGAL reached uniform BRKGA's final cost, as
+// {"reached_rate" (share of (graph, seed) pairs that got there within the budget),
+//  "median_budget_fraction" (median over pairs of evaluations / budget; a pair that never got
+//  there counts as 2), "within_third_rate" (share of graphs whose median over seeds is at most a
+//  third of the budget)}.
 nlohmann::json summarizeEvaluations(const std::vector<GraphEvaluation>& evals);
 
 // Small grid search over BRKGA's population, elite/mutant fractions and rho_e on `graphs`: the
