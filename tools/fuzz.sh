@@ -49,8 +49,12 @@ ciRuns() {
 [[ $mode == ci ]] && for t in "${targets[@]}"; do ciRuns "$t" >/dev/null; done
 
 start=$(date +%s)
+# -ffile-prefix-map: the programs hold no path of this checkout (the sanitizers' source locations
+# and __FILE__ become relative), so a clone elsewhere builds programs with the same layout, and
+# the CI run (fixedProcess, below) the same inputs.
 cmake -S . -B "$build" -G Ninja -DGRAPHOPT_BUILD_FUZZERS=ON -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1" >/dev/null
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -ffile-prefix-map=$root=." \
+  "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -ffile-prefix-map=$root=." >/dev/null
 ninja -C "$build" -j "${FUZZ_JOBS:-2}" $(printf 'fuzz/fuzz_%s ' "${targets[@]}")
 echo "fuzz: built in $(($(date +%s) - start)) s; work directory $work"
 
@@ -81,6 +85,27 @@ else
 fi
 limits=(-timeout="$timeout" -rss_limit_mb=2048 -malloc_limit_mb=2048)
 
+# fixedProcess TARGET ARGS...: the CI run of a target in a process that starts the same on every
+# machine. With address randomization off, where the stack and the heap lie still depends on what
+# the kernel puts at the top of the stack (the environment, the arguments, the program's path)
+# and on the lengths of the strings the process allocates first; libFuzzer records the operands
+# of comparisons (pointers among them) and mutates inputs with them, so those addresses reach the
+# inputs it tries: the same commit found 683, 689 and 699 corpus files for the device target as
+# only an unrelated environment variable changed. So the fuzzer runs in $work with a copy of the
+# program, relative paths only, and nothing in its environment but these fixed variables.
+fixedProcess() {
+  local t=$1
+  shift
+  mkdir -p "$work/bin"
+  cp "$build/fuzz/fuzz_$t" "$work/bin/fuzz_$t"
+  cp "$root/fuzz/lsan.supp" "$work/lsan.supp"
+  (cd "$work" && exec env -i PATH=/usr/bin:/bin TMPDIR=/tmp OMP_NUM_THREADS=1 \
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:symbolize=1 \
+    LSAN_OPTIONS=suppressions=lsan.supp:print_suppressions=0 \
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    "${norandom[@]}" ./bin/fuzz_"$t" "$@")
+}
+
 failed=()
 findings_all=()
 summary=()
@@ -96,10 +121,11 @@ for t in "${targets[@]}"; do
     # files of equal size, so the same seeds would start a different sequence on another machine.
     # The corpus directory starts empty and receives only the new inputs; -reload=0 keeps
     # libFuzzer from re-reading it on a timer.
+    # Paths are relative to $work (the fuzzer runs there, below): see fixedProcess.
     fuzz/seeds.sh "$t" "$work/seeds/$t"
-    find "$work/seeds/$t" -type f | LC_ALL=C sort | paste -sd, - >"$work/$t.seeds"
+    (cd "$work" && find "seeds/$t" -type f | LC_ALL=C sort | paste -sd, - >"$t.seeds")
     seeds=$(find "$work/seeds/$t" -type f | wc -l)
-    inputs_from=(-seed_inputs=@"$work/$t.seeds" -reload=0)
+    inputs_from=(-seed_inputs=@"$t.seeds" -reload=0)
     ((seeds)) || inputs_from=(-reload=0)
   else
     fuzz/seeds.sh "$t" "$corpus"
@@ -119,8 +145,13 @@ for t in "${targets[@]}"; do
   fi
   t0=$(date +%s)
   set +e
-  "${norandom[@]}" "$build/fuzz/fuzz_$t" "$corpus" "${inputs_from[@]}" "${budget[@]}" -seed="$seed" "${limits[@]}" -print_final_stats=1 \
-    -artifact_prefix="$findings/" "${maxlen[@]}" >"$log" 2>&1
+  if [[ $mode == ci ]]; then
+    fixedProcess "$t" corpus/"$t" "${inputs_from[@]}" "${budget[@]}" -seed="$seed" "${limits[@]}" -print_final_stats=1 \
+      -artifact_prefix=findings/"$t"/ "${maxlen[@]}" >"$log" 2>&1
+  else
+    "${norandom[@]}" "$build/fuzz/fuzz_$t" "$corpus" "${inputs_from[@]}" "${budget[@]}" -seed="$seed" "${limits[@]}" -print_final_stats=1 \
+      -artifact_prefix="$findings/" "${maxlen[@]}" >"$log" 2>&1
+  fi
   status=$?
   set -e
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
