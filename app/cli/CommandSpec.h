@@ -15,8 +15,10 @@ struct OptionSpec {
     std::string value;         // the value's placeholder ("N", "FILE"); empty for a switch
     std::string defaultValue;  // what the parser uses when the option is absent ("" = none)
     std::string help;
-    std::vector<std::string> choices;  // allowed values, when the value is one of a list
-    std::string defaultText;   // shown instead of defaultValue when the default is computed
+    // (the "= {}": most options leave these two out of their braces, and gcc's -Wextra warns about
+    // an omitted member only when it has no initializer of its own)
+    std::vector<std::string> choices = {};  // allowed values, when the value is one of a list
+    std::string defaultText = {};   // shown instead of defaultValue when the default is computed
     bool isSwitch() const { return value.empty(); }
 };
 
@@ -26,7 +28,7 @@ struct CommandSpec {
     std::string summary;    // one line
     std::vector<OptionSpec> options;
     std::vector<std::string> examples;
-    std::string details;    // more text after the options (engine lists, parameters)
+    std::string details = {};  // more text after the options (engine lists, parameters)
 
     const OptionSpec* find(const std::string& option) const;
     // "place MODEL [--objective runtime|memory] ..." on as many lines as needed.

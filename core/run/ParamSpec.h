@@ -18,7 +18,7 @@ struct ParamSpec {
     nlohmann::json defaultValue;  // null: none (the parameter is optional, e.g. a file)
     double min = 0, max = 0;      // Integer and Number: the allowed range, inclusive
     std::string help;
-    std::vector<std::string> choices;  // String: the allowed values (empty: any)
+    std::vector<std::string> choices = {};  // String: the allowed values (empty: any)
 
     static ParamSpec integer(std::string name, int64_t def, int64_t lo, int64_t hi, std::string help);
     static ParamSpec number(std::string name, double def, double lo, double hi, std::string help);
