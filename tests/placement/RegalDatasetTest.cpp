@@ -16,11 +16,7 @@ using namespace graphopt::regal;
 namespace {
 
 Graph chain(int nodes, uint64_t seed) {
-    GeneratorOptions o;
-    o.family = GraphFamily::Chain;
-    o.nodes = nodes;
-    o.seed = seed;
-    return generateGraph(o);
+    return generateGraph({.family = GraphFamily::Chain, .nodes = nodes, .seed = seed});
 }
 
 // The simulator's verdict on putting every node on device 0 in topological order.

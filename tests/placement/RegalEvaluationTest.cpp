@@ -12,11 +12,8 @@ using namespace graphopt::regal;
 namespace {
 
 PolicyGraph layered(int nodes, uint64_t seed) {
-    GeneratorOptions o;
-    o.family = GraphFamily::Layered;
-    o.nodes = nodes;
-    o.seed = seed;
-    return preparePolicyGraph("layered", generateGraph(o), DeviceModel::preset("2xgpu-pcie"), PlacementObjective::Runtime);
+    return preparePolicyGraph("layered", generateGraph({.family = GraphFamily::Layered, .nodes = nodes, .seed = seed}),
+                              DeviceModel::preset("2xgpu-pcie"), PlacementObjective::Runtime);
 }
 
 GraphEvaluation evaluation(int64_t budget, std::vector<int64_t> reach) {
