@@ -93,18 +93,20 @@ limits=(-timeout="$timeout" -rss_limit_mb=2048 -malloc_limit_mb=2048)
 # inputs it tries: the same commit found 683, 689 and 699 corpus files for the device target as
 # only an unrelated environment variable changed. So the fuzzer runs in $work with a copy of the
 # program, relative paths only, and nothing in its environment but these fixed variables.
+# The sanitizers' options are the ones exported above, with the suppressions read from the copy
+# in $work (no checkout path in the environment).
 fixedProcess() {
   local t=$1
   shift
-  mkdir -p "$work/bin"
   cp "$build/fuzz/fuzz_$t" "$work/bin/fuzz_$t"
-  cp "$root/fuzz/lsan.supp" "$work/lsan.supp"
   (cd "$work" && exec env -i PATH=/usr/bin:/bin TMPDIR=/tmp OMP_NUM_THREADS=1 \
-    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:symbolize=1 \
-    LSAN_OPTIONS=suppressions=lsan.supp:print_suppressions=0 \
-    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ASAN_OPTIONS="$ASAN_OPTIONS" UBSAN_OPTIONS="$UBSAN_OPTIONS" LSAN_OPTIONS="${LSAN_OPTIONS/"$root/fuzz/"/}" \
     "${norandom[@]}" ./bin/fuzz_"$t" "$@")
 }
+if [[ $mode == ci ]]; then
+  mkdir -p "$work/bin"
+  cp "$root/fuzz/lsan.supp" "$work/lsan.supp"
+fi
 
 failed=()
 findings_all=()
