@@ -511,7 +511,7 @@ int cmdEvalPolicy(const ArgList& argv) {
     if (summary.contains("vs_best_baseline")) std::cout << "vs best baseline:  " << figures(summary["vs_best_baseline"]) << "\n";
     if (summary.contains("evaluations_to_uniform_final")) {
         const auto& r = summary["evaluations_to_uniform_final"];
-        std::cout << "to uniform's final: reached in " << 100 * r["reached_rate"].get<double>() << " % of runs, median "
+        std::cout << "to uniform's cost: reached in " << 100 * r["reached_rate"].get<double>() << " % of runs, median "
                   << 100 * r["median_budget_fraction"].get<double>() << " % of the budget (never = 200 %), within a third on "
                   << 100 * r["within_third_rate"].get<double>() << " % of graphs\n";
     }
