@@ -1,5 +1,5 @@
 // regal_dataset --out DIR [--families chain,branchy,layered,series-parallel] [--count N] [--nodes MIN,MAX]
-//               [--devices PRESET|FILE] [--objective runtime|memory] [--share MIN,MAX] [--low E] [--high E]
+//               [--devices PRESET|FILE[,...]] [--objective runtime|memory] [--share MIN,MAX] [--low E] [--high E]
 //               [--gain G] [--seed S] [--threads T] [--rank R --ranks K] [--validation-every V]
 //
 // REGAL's training data set, built the way its paper built it (issue 31; core/placement/regal/
@@ -43,8 +43,8 @@ namespace fs = std::filesystem;
 namespace {
 
 const char* const kUsage =
-    "usage: regal_dataset --out DIR [--families a,b] [--count N] [--nodes MIN,MAX] [--devices PRESET|FILE]"
-    " [--objective runtime|memory] [--share MIN,MAX] [--low E] [--high E] [--gain G] [--seed S] [--threads T]"
+    "usage: regal_dataset --out DIR [--families a,b] [--count N] [--nodes MIN,MAX] [--devices PRESET|FILE[,...]]"
+    " [--objective runtime|memory|throughput] [--share MIN,MAX] [--low E] [--high E] [--gain G] [--seed S] [--threads T]"
     " [--rank R --ranks K] [--validation-every V] [--summary]";
 
 std::pair<double, double> range(const std::string& s, const char* flag) {
@@ -192,7 +192,14 @@ int main(int argc, char** argv) {
         return 0;
     }
     try {
-        const DeviceModel base = DeviceModel::load(devicesArg);
+        // Several setups (comma-separated): each candidate draws one, so a data set for a
+        // per-device policy mixes device counts.
+        std::vector<DeviceModel> bases;
+        for (const std::string& d : splitList(devicesArg)) bases.push_back(DeviceModel::load(d));
+        if (bases.empty()) throw std::invalid_argument("--devices names no device setup");
+        std::string basesText;
+        for (const DeviceModel& b : bases)
+            basesText += (basesText.empty() ? "" : ", ") + b.name + " (" + std::to_string(b.deviceCount()) + ")";
         const PlacementObjective obj = objectiveFromName(objective);
         fs::create_directories(dir / "train");
         fs::create_directories(dir / "validation");
@@ -209,8 +216,8 @@ int main(int argc, char** argv) {
         std::ofstream log(manifest, std::ios::app);
         if (!log) throw std::runtime_error("cannot write " + manifest.string());
         std::cout << "regal_dataset: " << families.size() << " families x " << count << " candidates, rank " << rank
-                  << " of " << ranks << ", devices " << base.name << " (" << base.deviceCount()
-                  << "), objective " << objective << ", rule " << rule.toJson().dump() << "; " << done.size()
+ << " of " << ranks << ", devices " << basesText
+                  << ", objective " << objective << ", rule " << rule.toJson().dump() << "; " << done.size()
                   << " already in " << manifest.string() << "\n"
                   << std::flush;
         int64_t made = 0;
@@ -226,6 +233,8 @@ int main(int argc, char** argv) {
                 go.nodes = static_cast<int>(std::lround(nodes.first + rng.uniform() * (nodes.second - nodes.first)));
                 go.seed = s;
                 const double sh = share.first + rng.uniform() * (share.second - share.first);
+                const DeviceModel& base =
+                    bases.size() == 1 ? bases[0] : bases[std::min(bases.size() - 1, size_t(rng.uniform() * double(bases.size())))];
                 Graph g = generateGraph(go);
                 const int64_t need = singleDevicePeakBytes(g, base);
                 const DeviceModel devices = withMemoryShare(base, need, sh);
@@ -236,7 +245,8 @@ int main(int argc, char** argv) {
                 const std::string split = i % validationEvery == validationEvery - 1 ? "validation" : "train";
                 nlohmann::json line = {{"family", family},     {"index", i},       {"nodes", go.nodes},
                                        {"graph_seed", s},      {"share", sh},      {"need_bytes", need},
-                                       {"objective", objective}, {"rule", rule.toJson()}, {"verdict", v.toJson()}};
+                                       {"objective", objective}, {"rule", rule.toJson()}, {"verdict", v.toJson()},
+                                       {"devices", base.name}};
                 if (v.keep) {
                     g.metadata[DeviceModel::kGraphDevicesKey] = devices.toJson().dump();
                     const fs::path file = dir / split / (name + ".json");

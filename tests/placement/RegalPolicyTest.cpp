@@ -109,6 +109,80 @@ TEST(RegalNet, OutputShapesAndProbabilities) {
     EXPECT_THROW(model->predict(four.features), std::invalid_argument);
 }
 
+// Issue 31: the workloads bring 4 to 22 devices, so a policy must serve device setups of any
+// size. The per-device head scores every (node, device) pair with weights shared by all devices.
+TEST(RegalNet, PerDeviceHeadsServeAnyDeviceCountWithSharedWeights) {
+    PolicyConfig cfg;
+    cfg.hidden = 8;
+    cfg.rounds = 1;
+    cfg.heads = PolicyHeads::PerDevice;
+    auto model = makePolicyModel(cfg, 5);
+    const Graph g = generateGraph({GraphFamily::Branchy, 30, 2});
+    const size_t B = betaChoices().size();
+    std::vector<PolicyGraph> graphs;
+    for (int d : {1, 2, 5, 22}) graphs.push_back(prepared(g, test::testDevices(d, 10e-6, 12e9)));
+    std::vector<PolicyOutput> before;
+    for (const PolicyGraph& pg : graphs) {
+        const PolicyOutput out = model->predict(pg.features);
+        EXPECT_EQ(out.keysPerNode, pg.features.d + 1);
+        ASSERT_EQ(out.betaProbs.size(), size_t(30) * (pg.features.d + 1) * B);
+        // Untrained, it leans to plain BRKGA like the fixed heads.
+        const PolicyAction greedy = greedyAction(out);
+        for (int b : greedy.beta) EXPECT_EQ(b, 0);
+        before.push_back(out);
+    }
+    // The devices are told apart (their place in the list): the same node's keys differ.
+    const PolicyOutput& five = before[2];
+    EXPECT_NE(five.betaProbs[0 * B + 1], five.betaProbs[4 * B + 1]);
+    // Rewarding an action on the 2-device graph moves the 22-device graph's output too: one set of
+    // weights for every device count.
+    Rng rng(3);
+    const PolicyAction a = sampleAction(before[1], rng);
+    TrainHyper h;
+    h.learningRate = 1e-2;
+    model->reinforce({{&graphs[1].features, a, +1.0}}, h);
+    EXPECT_GT(actionLogProb(model->predict(graphs[1].features), a), actionLogProb(before[1], a));
+    EXPECT_NE(model->predict(graphs[3].features).betaProbs, before[3].betaProbs);
+    // Its file says so and reads back as per-device; a fixed policy's file has no "heads" at all,
+    // as before this change.
+    EXPECT_EQ(cfg.toJson().at("heads"), "per-device");
+    EXPECT_EQ(PolicyConfig::fromJson(cfg.toJson()).heads, PolicyHeads::PerDevice);
+    EXPECT_TRUE(cfg.servesDevices(22));
+    EXPECT_FALSE(PolicyConfig::fromJson(PolicyConfig{}.toJson()).toJson().contains("heads"));
+    EXPECT_FALSE(PolicyConfig{}.servesDevices(3));
+    nlohmann::json bad = cfg.toJson();
+    bad["device_features"] = kDeviceFeatures + 1;
+    EXPECT_THROW(PolicyConfig::fromJson(bad), std::invalid_argument);
+    bad = cfg.toJson();
+    bad["heads"] = "sideways";
+    EXPECT_THROW(PolicyConfig::fromJson(bad), std::invalid_argument);
+}
+
+TEST(RegalFeatures, DescribeEachDeviceAndEachNodeOnIt) {
+    DeviceModel dev = test::testDevices(3, 10e-6, 12e9, int64_t(1) << 20);
+    dev.devices[2].speedFactor = 0.1;  // ten times slower
+    const PolicyGraph pg = prepared(diamond(), dev);
+    const PolicyFeatures& f = pg.features;
+    ASSERT_EQ(f.device.size(), size_t(3) * kDeviceFeatures);
+    ASSERT_EQ(f.pair.size(), size_t(4) * 3 * kPairFeatures);
+    auto e = [&](int k, int i) { return f.device[size_t(k) * kDeviceFeatures + i]; };
+    auto q = [&](int v, int k, int i) { return f.pair[(size_t(v) * 3 + k) * kPairFeatures + i]; };
+    EXPECT_FLOAT_EQ(e(0, 0), 0.f);           // the fastest device
+    EXPECT_NEAR(e(2, 0), 1.f / 3.f, 0.02);   // log10(10) / 3
+    EXPECT_FLOAT_EQ(e(0, 3), 0.f);           // place in the list
+    EXPECT_FLOAT_EQ(e(1, 3), 0.5f);
+    EXPECT_FLOAT_EQ(e(2, 3), 1.f);
+    EXPECT_FLOAT_EQ(e(1, 5), 1.f / 3.f);
+    EXPECT_GT(e(0, 1), 0.f);                 // 1 MiB holds the diamond's few kB
+    for (int v = 0; v < 4; ++v) {
+        EXPECT_EQ(q(v, 0, 0), 1.f);          // unconstrained: allowed everywhere
+        EXPECT_FLOAT_EQ(q(v, 0, 1), 0.f);
+        EXPECT_GT(q(v, 2, 1), 0.f);          // slower there
+    }
+    for (float x : f.device) EXPECT_TRUE(std::isfinite(x));
+    for (float x : f.pair) EXPECT_TRUE(std::isfinite(x));
+}
+
 TEST(RegalPolicy, EveryBetaChoiceSamplesInsideTheOpenInterval) {
     EXPECT_EQ(betaChoices()[0].alpha, 1.0);
     EXPECT_EQ(betaChoices()[0].beta, 1.0);
@@ -198,12 +272,15 @@ TEST(RegalNet, SaveAndLoadGiveIdenticalOutputs) {
 // readPolicyFile checks the parameters against parameterShapes(config) before any network
 // exists; the network must have exactly those, or every shipped policy would be refused.
 TEST(RegalNet, ParameterShapesAreTheNetworksOwn) {
-    for (auto [devices, hidden, rounds, embedding] : {std::tuple{2, 32, 3, 8}, {1, 1, 0, 1}, {4, 5, 2, 3}}) {
+    for (auto [devices, hidden, rounds, embedding, heads] :
+         {std::tuple{2, 32, 3, 8, PolicyHeads::Fixed}, {1, 1, 0, 1, PolicyHeads::Fixed}, {4, 5, 2, 3, PolicyHeads::Fixed},
+          {2, 32, 3, 8, PolicyHeads::PerDevice}, {1, 1, 0, 1, PolicyHeads::PerDevice}}) {
         PolicyConfig cfg;
         cfg.devices = devices;
         cfg.hidden = hidden;
         cfg.rounds = rounds;
         cfg.opEmbedding = embedding;
+        cfg.heads = heads;
         const nlohmann::json params = makePolicyModel(cfg, 1)->parameters();
         const auto shapes = parameterShapes(cfg);
         ASSERT_EQ(params.size(), shapes.size());
@@ -307,6 +384,42 @@ TEST(RegalTraining, DeterministicForASeedAndResumable) {
     ASSERT_EQ(resumed.reports.size(), 1u);
     EXPECT_EQ(resumed.reports[0].meanReward, a.reports[1].meanReward);
     EXPECT_EQ(resumed.checkpoint["parameters"], a.checkpoint["parameters"]);
+}
+
+// A per-device policy trains on graphs of different device counts in one run (a data set that
+// mixes setups), deterministically.
+TEST(RegalTraining, PerDevicePolicyTrainsOnMixedDeviceCounts) {
+    auto run = [] {
+        std::vector<PolicyGraph> train, validation;
+        int i = 0;
+        for (int d : {2, 3, 4}) {
+            const DeviceModel dev = test::testDevices(d, 10e-6, 12e9);
+            train.push_back(preparePolicyGraph("t" + std::to_string(i++), generateGraph({GraphFamily::Chain, 12, uint64_t(d)}),
+                                               dev, PlacementObjective::Runtime));
+            validation.push_back(preparePolicyGraph("v" + std::to_string(d), generateGraph({GraphFamily::Layered, 12, 9}),
+                                                    dev, PlacementObjective::Runtime));
+        }
+        TrainOptions o;
+        o.epochs = 1;
+        o.seed = 4;
+        o.budget = 60;
+        o.samples = 2;
+        o.batchGraphs = 2;
+        o.threads = 1;
+        PolicyConfig cfg;
+        cfg.hidden = 8;
+        cfg.rounds = 1;
+        cfg.heads = PolicyHeads::PerDevice;
+        auto model = makePolicyModel(cfg, o.seed);
+        const nlohmann::json start = model->parameters();
+        PolicyTrainer t(*model, o, std::move(train), std::move(validation));
+        const EpochReport r = t.runEpoch();
+        EXPECT_NE(model->parameters(), start);
+        return std::pair{r.meanReward, model->parameters()};
+    };
+    const auto a = run(), b = run();
+    EXPECT_EQ(a.first, b.first);
+    EXPECT_EQ(a.second, b.second);
 }
 
 TEST(RegalEngine, PlacesThroughTheRegistryWithAGivenPolicy) {

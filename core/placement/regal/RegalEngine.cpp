@@ -30,9 +30,9 @@ PolicyExplanation explainPolicy(const Graph& g, const DeviceModel& devices, cons
     out.policyPath = policyPath.empty() ? findDefaultPolicy(objective, devices.name) : policyPath;
     PolicyFile file;
     auto model = loadPolicyModel(out.policyPath, &file);
-    if (model->config().devices != static_cast<int>(devices.devices.size()))
-        throw std::invalid_argument(out.policyPath + ": made for " + std::to_string(model->config().devices) +
-                                    " devices, not " + std::to_string(devices.devices.size()));
+    if (!model->config().servesDevices(devices.deviceCount()))
+        throw std::invalid_argument(out.policyPath + ": made for " + model->config().devicesServed() + ", not " +
+                                    std::to_string(devices.deviceCount()));
     ScheduleOptions options;
     options.objective = objectiveFromName(objective);
     const ScheduleProblem problem(g, devices, options);

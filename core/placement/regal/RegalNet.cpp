@@ -6,7 +6,11 @@
 //   z_v   = [h^R_v, mean_u h^R_u, numeric_v]     (graph readout on every node; the raw features
 //                                                  give the heads linear access to e.g. the
 //                                                  weight share before a node, to split graphs)
-//   beta logits_v  = W_beta z_v + b_beta   -> (d+1) x |betaChoices|
+//   beta logits_v  = W_beta z_v + b_beta   -> (d+1) x |betaChoices|       (heads "fixed")
+//   or, heads "per-device", for device key k of node v and for v's priority key:
+//     a_vk = ReLU(W_node z_v + W_dev e_k + b_dev + W_pair q_vk)          (e_k: device k's features,
+//     beta logits_vk = W_out a_vk + b_out    -> |betaChoices|            q_vk: node v on device k)
+//     beta logits_v,prio = W_prio z_v + b_prio
 //   cross logits_v = W_cross z_v + b_cross -> |crossoverChoices|
 //
 // Parameters are plain tensors (no torch::nn modules) in a fixed order, initialized from our own
@@ -43,16 +47,28 @@ public:
             addConst(p + "norm.weight", {H}, 1.0);
             addConst(p + "norm.bias", {H}, 0.0);
         }
-        linear("beta_head", 2 * H + kNumericFeatures, (c.devices + 1) * B, rng);
-        linear("cross_head", 2 * H + kNumericFeatures, C, rng);
+        const int head = 2 * H + kNumericFeatures;
+        if (perDevice()) {
+            linear("device_head.node", head, H, rng, false);
+            linear("device_head.device", kDeviceFeatures, H, rng);
+            linear("device_head.pair", kPairFeatures, H, rng, false);
+            linear("device_head.out", H, B, rng);
+            linear("priority_head", head, B, rng);
+        } else {
+            linear("beta_head", head, (c.devices + 1) * B, rng);
+        }
+        linear("cross_head", head, C, rng);
         // Start close to plain BRKGA: small head weights, and a bias that makes Beta(1,1) and
         // rho 0.7 the most likely choices while leaving every choice room to be explored.
         torch::NoGradGuard ng;
-        param("beta_head.weight").mul_(0.1);
+        for (const char* name : {"beta_head", "device_head.out", "priority_head"}) {
+            if (!has(std::string(name) + ".weight")) continue;
+            param(std::string(name) + ".weight").mul_(0.1);
+            auto bb = param(std::string(name) + ".bias").view({-1, B});
+            bb.zero_();
+            bb.select(1, 0).fill_(1.5);
+        }
         param("cross_head.weight").mul_(0.1);
-        auto bb = param("beta_head.bias").view({c.devices + 1, B});
-        bb.zero_();
-        bb.select(1, 0).fill_(1.5);
         auto cb = param("cross_head.bias");
         cb.zero_();
         cb[defaultCrossoverChoice()].fill_(1.5);
@@ -70,7 +86,7 @@ public:
         auto [beta, cross] = forward(f);
         PolicyOutput out;
         out.n = f.n;
-        out.keysPerNode = config_.devices + 1;
+        out.keysPerNode = f.d + 1;
         auto bp = torch::softmax(beta, 2).contiguous();
         auto cp = torch::softmax(cross, 1).contiguous();
         out.betaProbs.assign(bp.data_ptr<float>(), bp.data_ptr<float>() + bp.numel());
@@ -97,7 +113,7 @@ public:
         torch::Tensor total = torch::zeros({});
         for (const PolicySample& s : samples) {
             check(*s.features);
-            const int n = s.features->n, K = config_.devices + 1;
+            const int n = s.features->n, K = s.features->d + 1;
             if (int(s.action.beta.size()) != n * K || int(s.action.cross.size()) != n)
                 throw std::invalid_argument("reinforce: the action does not fit the graph");
             auto [beta, cross] = forward(*s.features);
@@ -174,6 +190,12 @@ public:
     }
 
 private:
+    bool perDevice() const { return config_.heads == PolicyHeads::PerDevice; }
+    bool has(const std::string& name) const {
+        for (const auto& p : params_)
+            if (p.first == name) return true;
+        return false;
+    }
     torch::Tensor& param(const std::string& name) {
         for (auto& p : params_)
             if (p.first == name) return p.second;
@@ -199,12 +221,15 @@ private:
     }
 
     void check(const PolicyFeatures& f) const {
-        if (f.d != config_.devices)
+        if (!config_.servesDevices(f.d))
             throw std::invalid_argument("the policy was trained for " + std::to_string(config_.devices) +
                                         " devices, the device model has " + std::to_string(f.d));
         if (f.n < 1 || int(f.op.size()) != f.n || f.numeric.size() != size_t(f.n) * kNumericFeatures ||
             f.edgeSrc.size() != f.edgeDst.size())
             throw std::invalid_argument("policy features are inconsistent");
+        if (perDevice() && (f.device.size() != size_t(f.d) * kDeviceFeatures ||
+                            f.pair.size() != size_t(f.n) * f.d * kPairFeatures))
+            throw std::invalid_argument("policy features are inconsistent (device features)");
     }
 
     std::pair<torch::Tensor, torch::Tensor> forward(const PolicyFeatures& f) {
@@ -233,7 +258,20 @@ private:
             h = torch::layer_norm(h + torch::relu(m), {H}, param(p + "norm.weight"), param(p + "norm.bias"));
         }
         auto z = torch::cat({h, h.mean(0, true).expand({n, H}), numeric}, 1);
-        auto beta = lin(z, "beta_head").view({n, config_.devices + 1, int64_t(betaChoices().size())});
+        const int64_t B = int64_t(betaChoices().size());
+        torch::Tensor beta;
+        if (perDevice()) {
+            const int d = f.d;
+            auto dev = torch::from_blob(const_cast<float*>(f.device.data()), {d, kDeviceFeatures}, torch::kFloat32);
+            auto pair = torch::from_blob(const_cast<float*>(f.pair.data()), {n, d, kPairFeatures}, torch::kFloat32);
+            auto a = torch::relu(lin(z, "device_head.node", false).unsqueeze(1) + lin(dev, "device_head.device").unsqueeze(0) +
+                                 lin(pair, "device_head.pair", false));
+            auto deviceKeys = lin(a, "device_head.out");                    // n x d x B
+            auto priorityKey = lin(z, "priority_head").view({n, 1, B});     // n x 1 x B
+            beta = torch::cat({deviceKeys, priorityKey}, 1);
+        } else {
+            beta = lin(z, "beta_head").view({n, config_.devices + 1, B});
+        }
         auto cross = lin(z, "cross_head");
         return {beta, cross};
     }

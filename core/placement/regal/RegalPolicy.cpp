@@ -149,13 +149,70 @@ PolicyFeatures extractFeatures(const Graph& g, const DeviceModel& devices, const
             f.edgeDst.push_back(s);
         }
     }
+
+    // What tells one device from another, for the per-device head. Per device k: how much slower
+    // it runs the whole graph than the fastest device, its memory against the graph's weights and
+    // activations, its links, its place in the device list (0 first, 1 last: with identical
+    // devices the only thing that tells them apart, and what lets a policy cut a graph into
+    // pieces in device order), whether it pays transfers, and 1/d. Per (node, device): whether the
+    // node may run there, and how much slower it runs there than on its fastest device.
+    f.device.assign(size_t(d) * kDeviceFeatures, 0.f);
+    f.pair.assign(size_t(n) * d * kPairFeatures, 0.f);
+    std::vector<double> deviceCost(d, 0.0);
+    for (int v = 0; v < n; ++v)
+        for (int k = 0; k < d; ++k)
+            if (!p.constrained || p.allowed(v, k)) deviceCost[k] += p.opCost[size_t(v) * d + k];
+    const double fastest = *std::min_element(deviceCost.begin(), deviceCost.end());
+    const double need = totalWeights + totalOut;
+    for (int k = 0; k < d; ++k) {
+        float* e = f.device.data() + size_t(k) * kDeviceFeatures;
+        double bw = 0;
+        for (int o = 0; o < d; ++o)
+            if (o != k) bw += devices.link(k, o).bandwidth / double(d - 1);
+        e[0] = float(std::clamp(std::log10((deviceCost[k] + 1e-15) / (fastest + 1e-15)), 0.0, 3.0) / 3.0);
+        e[1] = float(std::clamp(std::log10((double(p.capacity[k]) + 1.0) / (need + 1.0)), -2.0, 2.0) / 2.0);
+        e[2] = d > 1 ? float(std::log10(std::max(bw, 1.0)) / 11.0) : 0.f;
+        e[3] = d > 1 ? float(k) / float(d - 1) : 0.f;
+        e[4] = p.paysTransfers.empty() || p.paysTransfers[k] ? 1.f : 0.f;
+        e[5] = 1.f / float(d);
+    }
+    for (int v = 0; v < n; ++v) {
+        double best = 1e300;
+        for (int k = 0; k < d; ++k)
+            if (!p.constrained || p.allowed(v, k)) best = std::min(best, p.opCost[size_t(v) * d + k]);
+        for (int k = 0; k < d; ++k) {
+            float* q = f.pair.data() + (size_t(v) * d + k) * kPairFeatures;
+            const bool allowed = !p.constrained || p.allowed(v, k);
+            q[0] = allowed ? 1.f : 0.f;
+            q[1] = allowed ? float(std::clamp(std::log10((p.opCost[size_t(v) * d + k] + 1e-15) / (best + 1e-15)), 0.0, 3.0) / 3.0)
+                           : 1.f;
+        }
+    }
     return f;
 }
 
+const char* policyHeadsName(PolicyHeads h) { return h == PolicyHeads::PerDevice ? "per-device" : "fixed"; }
+
+PolicyHeads policyHeadsFromName(const std::string& name) {
+    if (name == "fixed") return PolicyHeads::Fixed;
+    if (name == "per-device") return PolicyHeads::PerDevice;
+    throw std::invalid_argument("heads must be fixed or per-device, not '" + name + "'");
+}
+
+std::string PolicyConfig::devicesServed() const {
+    return heads == PolicyHeads::PerDevice ? "any number of devices" : std::to_string(devices) + " devices";
+}
+
 nlohmann::json PolicyConfig::toJson() const {
-    return {{"devices", devices}, {"hidden", hidden}, {"rounds", rounds}, {"op_embedding", opEmbedding},
-            {"beta_choices", betaChoices().size()}, {"crossover_choices", crossoverChoices().size()},
-            {"ops", opVocabulary().size()}, {"numeric_features", kNumericFeatures}};
+    nlohmann::json j = {{"devices", devices}, {"hidden", hidden}, {"rounds", rounds}, {"op_embedding", opEmbedding},
+                        {"beta_choices", betaChoices().size()}, {"crossover_choices", crossoverChoices().size()},
+                        {"ops", opVocabulary().size()}, {"numeric_features", kNumericFeatures}};
+    if (heads == PolicyHeads::PerDevice) {
+        j["heads"] = policyHeadsName(heads);
+        j["device_features"] = kDeviceFeatures;
+        j["pair_features"] = kPairFeatures;
+    }
+    return j;
 }
 
 PolicyConfig PolicyConfig::fromJson(const nlohmann::json& j) {
@@ -178,6 +235,13 @@ PolicyConfig PolicyConfig::fromJson(const nlohmann::json& j) {
         intIn("ops", 1, 100000) != int(opVocabulary().size()) ||
         intIn("numeric_features", 1, 100000) != kNumericFeatures)
         throw std::invalid_argument("the policy was made for another feature or action set (retrain it)");
+    if (j.contains("heads")) {
+        if (!j["heads"].is_string()) throw std::invalid_argument("config.heads must be fixed or per-device");
+        c.heads = policyHeadsFromName(j["heads"].get<std::string>());
+    }
+    if (c.heads == PolicyHeads::PerDevice &&
+        (intIn("device_features", 1, 1000) != kDeviceFeatures || intIn("pair_features", 1, 1000) != kPairFeatures))
+        throw std::invalid_argument("the policy was made for another device feature set (retrain it)");
     return c;
 }
 
@@ -249,8 +313,19 @@ std::vector<std::pair<std::string, std::vector<int64_t>>> parameterShapes(const 
         p.push_back({prefix + "norm.weight", {H}});
         p.push_back({prefix + "norm.bias", {H}});
     }
-    p.push_back({"beta_head.weight", {(c.devices + 1) * B, head}});
-    p.push_back({"beta_head.bias", {(c.devices + 1) * B}});
+    if (c.heads == PolicyHeads::PerDevice) {
+        p.push_back({"device_head.node.weight", {H, head}});
+        p.push_back({"device_head.device.weight", {H, kDeviceFeatures}});
+        p.push_back({"device_head.device.bias", {H}});
+        p.push_back({"device_head.pair.weight", {H, kPairFeatures}});
+        p.push_back({"device_head.out.weight", {B, H}});
+        p.push_back({"device_head.out.bias", {B}});
+        p.push_back({"priority_head.weight", {B, head}});
+        p.push_back({"priority_head.bias", {B}});
+    } else {
+        p.push_back({"beta_head.weight", {(c.devices + 1) * B, head}});
+        p.push_back({"beta_head.bias", {(c.devices + 1) * B}});
+    }
     p.push_back({"cross_head.weight", {C, head}});
     p.push_back({"cross_head.bias", {C}});
     return p;
@@ -344,16 +419,18 @@ std::string policyFileName(const std::string& objective, const std::string& devi
 
 std::string findDefaultPolicy(const std::string& objective, const std::string& devices) {
     namespace fs = std::filesystem;
-    const std::string file = policyFileName(objective, devices);
+    const std::string file = policyFileName(objective, devices), any = policyFileName(objective, kAnyDevices);
     std::string looked;
     std::error_code ec;
-    for (const auto& dir : policySearchDirs()) {
-        const fs::path p = fs::path(dir) / file;
-        if (fs::is_regular_file(p, ec)) return p.string();
-        looked += (looked.empty() ? "" : ", ") + dir;
-    }
-    throw std::invalid_argument("no shipped REGAL policy " + file + " for objective '" + objective + "' and devices '" +
-                                devices + "' (looked in " + looked + "; train one with graphopt train-policy or pass --policy FILE)");
+    for (const std::string& name : {file, any})
+        for (const auto& dir : policySearchDirs()) {
+            const fs::path p = fs::path(dir) / name;
+            if (fs::is_regular_file(p, ec)) return p.string();
+            if (name == file) looked += (looked.empty() ? "" : ", ") + dir;
+        }
+    throw std::invalid_argument("no shipped REGAL policy " + file + " (nor " + any + ") for objective '" + objective +
+                                "' and devices '" + devices + "' (looked in " + looked +
+                                "; train one with graphopt train-policy or pass --policy FILE)");
 }
 
 }  // namespace graphopt::regal

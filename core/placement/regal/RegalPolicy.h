@@ -8,6 +8,13 @@
 // Beta(alpha, beta) its mutant keys are drawn from; index 0 is (1,1) = uniform), and one choice
 // among crossoverChoices() (the probability each of v's keys comes from the elite parent). The
 // log-probability of an action is the exact sum of the categorical log-probabilities.
+//
+// Two shapes of network (PolicyConfig::heads). "fixed": one output layer gives all d+1 keys of a
+// node at once, so a policy serves only the device count it was trained for. "per-device": the
+// d device keys of node v are scored one (v, k) pair at a time by a head shared by all devices,
+// from v's embedding and device k's own features (its speed, memory and links, and its place in
+// the device list), and the priority key by a head of its own; one policy then serves any number
+// of devices (the profiled workloads bring 4 to 22).
 #pragma once
 
 #include <cstdint>
@@ -39,6 +46,10 @@ int opIndex(const std::string& op);
 constexpr int kNodeNumericFeatures = 19;
 constexpr int kContextFeatures = 8;
 constexpr int kNumericFeatures = kNodeNumericFeatures + kContextFeatures;
+// Per-device and per-(node, device) features, read by the per-device head (see extractFeatures
+// for what each is).
+constexpr int kDeviceFeatures = 6;
+constexpr int kPairFeatures = 2;
 
 struct PolicyFeatures {
     int n = 0;  // nodes
@@ -46,16 +57,29 @@ struct PolicyFeatures {
     std::vector<int> op;             // n: index into opVocabulary()
     std::vector<float> numeric;      // n * kNumericFeatures, row-major
     std::vector<int> edgeSrc, edgeDst;  // node-level edges (data and control, deduplicated)
+    std::vector<float> device;       // d * kDeviceFeatures, row-major
+    std::vector<float> pair;         // n * d * kPairFeatures, row-major (node, then device)
 };
 
 // `problem` must be compiled from `g` and `devices` (its op costs and weight users are used).
 PolicyFeatures extractFeatures(const Graph& g, const DeviceModel& devices, const ScheduleProblem& problem);
 
+enum class PolicyHeads { Fixed, PerDevice };
+const char* policyHeadsName(PolicyHeads h);       // "fixed", "per-device"
+PolicyHeads policyHeadsFromName(const std::string& name);  // throws std::invalid_argument
+
 struct PolicyConfig {
-    int devices = 2;      // d: each node has d+1 keys
+    // d: each node has d+1 keys. With per-device heads, the device count the policy was trained
+    // on (most often), for the record: it serves any.
+    int devices = 2;
     int hidden = 32;
     int rounds = 3;       // message-passing rounds
     int opEmbedding = 8;
+    PolicyHeads heads = PolicyHeads::Fixed;
+    bool servesDevices(int d) const { return heads == PolicyHeads::PerDevice ? d >= 1 : d == devices; }
+    // "2 devices" or "any number of devices", for messages.
+    std::string devicesServed() const;
+    // "heads" is written only for per-device policies, so a fixed policy's file reads as before.
     nlohmann::json toJson() const;
     static PolicyConfig fromJson(const nlohmann::json& j);  // throws std::invalid_argument
 };
@@ -147,8 +171,10 @@ void writePolicyFile(const std::string& path, const PolicyFile& f);  // atomical
 
 // The shipped policy for an objective and device preset: regal-OBJECTIVE-DEVICES.json looked up in
 // policySearchDirs() (run/ResourceLocator.h: $GRAPHOPT_POLICY_DIR, then the bundled policies of
-// an installed program or of the source tree). Throws std::invalid_argument listing where it
-// looked when none exists.
+// an installed program or of the source tree), and when there is none for that preset, the
+// per-device policy regal-OBJECTIVE-any.json (kAnyDevices). Throws std::invalid_argument listing
+// where it looked when neither exists.
+constexpr const char* kAnyDevices = "any";
 std::string policyFileName(const std::string& objective, const std::string& devices);
 std::string findDefaultPolicy(const std::string& objective, const std::string& devices);
 

@@ -118,7 +118,7 @@ namespace fs = std::filesystem;
 
 // DIR/SPLIT/*.json of a data set, in name order, each on its own device setup.
 std::vector<PolicyGraph> datasetGraphs(const std::string& dir, const std::string& split, const DeviceModel& devices,
-                                       PlacementObjective objective) {
+                                       PlacementObjective objective, bool anyDeviceCount) {
     const fs::path folder = fs::path(dir) / split;
     if (!fs::is_directory(folder)) throw std::invalid_argument(folder.string() + ": no such data set folder");
     std::vector<fs::path> files;
@@ -132,7 +132,7 @@ std::vector<PolicyGraph> datasetGraphs(const std::string& dir, const std::string
         if (!own)
             throw std::invalid_argument(f.string() + ": a data set graph without its device setup (metadata '" +
                                         DeviceModel::kGraphDevicesKey + "')");
-        if (own->deviceCount() != devices.deviceCount())
+        if (!anyDeviceCount && own->deviceCount() != devices.deviceCount())
             throw std::invalid_argument(f.string() + ": its device setup has " + std::to_string(own->deviceCount()) +
                                         " devices, the policy places on " + std::to_string(devices.deviceCount()));
         out.push_back(preparePolicyGraph(split + "/" + f.filename().string(), std::move(g), *own, objective));
@@ -161,13 +161,13 @@ std::vector<PolicyGraph> buildTrainingSet(const TrainingSetOptions& o, const Dev
                 unusable->push_back(unusableInput(o.modelsDir + "/" + file, e.what()));
             }
     if (!o.datasetDir.empty())
-        for (PolicyGraph& g : datasetGraphs(o.datasetDir, "train", devices, objective)) out.push_back(std::move(g));
+        for (PolicyGraph& g : datasetGraphs(o.datasetDir, "train", devices, objective, o.anyDeviceCount)) out.push_back(std::move(g));
     return out;
 }
 
 std::vector<PolicyGraph> buildValidationSet(const TrainingSetOptions& o, const DeviceModel& devices, PlacementObjective objective) {
     if (!o.datasetDir.empty()) {
-        std::vector<PolicyGraph> out = datasetGraphs(o.datasetDir, "validation", devices, objective);
+        std::vector<PolicyGraph> out = datasetGraphs(o.datasetDir, "validation", devices, objective, o.anyDeviceCount);
         if (out.empty()) throw std::invalid_argument(o.datasetDir + "/validation: the data set has no validation graphs");
         return out;
     }

@@ -93,8 +93,11 @@ struct TrainingSetOptions {
     // A data set written by bench/regal/regal_dataset (RegalDataset.h), or "": its train/*.json
     // graphs join the training set and its validation/*.json graphs are the validation set in
     // place of the synthetic ones; each graph is placed on the device setup it carries (the
-    // policy's devices with memory that binds), which must have as many devices as the policy.
+    // policy's devices with memory that binds), which must have as many devices as the policy
+    // unless `anyDeviceCount` (a per-device policy: any graph of the data set, whatever its
+    // device count).
     std::string datasetDir;
+    bool anyDeviceCount = false;
     // Input sizes for the models of the train split (--batch, --input-shape); the synthetic
     // graphs are generated as they are.
     LoadOptions modelInputs;
