@@ -69,15 +69,16 @@ std::vector<std::string> graphFiles(const std::string& spec, const std::string& 
 // others go on; when none can be used, that is an error listing them all, in one line. A graph
 // that carries its own devices (a data set graph of bench/regal/regal_dataset, a profiled
 // workload) is placed on those, as `graphopt place` does; they must have as many devices as
-// `devices` (the policy's), or the graph cannot be used.
+// `devices` (the policy's), or the graph cannot be used, unless `anyDeviceCount` (a per-device
+// policy).
 std::vector<regal::PolicyGraph> loadGraphs(const std::vector<std::string>& files, const DeviceModel& devices,
                                            PlacementObjective objective, const LoadOptions& inputs,
-                                           std::vector<regal::UnusableInput>& unusable) {
+                                           std::vector<regal::UnusableInput>& unusable, bool anyDeviceCount = false) {
     std::vector<regal::PolicyGraph> out;
     for (const auto& f : files) try {
             Graph g = loadGraph(f, inputs);
             const std::optional<DeviceModel> own = DeviceModel::fromGraph(g);
-            if (own && own->deviceCount() != devices.deviceCount())
+            if (own && !anyDeviceCount && own->deviceCount() != devices.deviceCount())
                 throw std::invalid_argument("its own device setup has " + std::to_string(own->deviceCount()) +
                                             " devices, the policy places on " + std::to_string(devices.deviceCount()));
             out.push_back(regal::preparePolicyGraph(fs::path(f).filename().string(), std::move(g), own ? *own : devices,
@@ -163,6 +164,7 @@ CommandSpec trainPolicyCommand() {
             o.defaultValue = formatNumber(p->defaultValue.get<double>());
         else if (!p->defaultValue.is_null())
             o.defaultValue = p->defaultValue.dump();
+        o.choices = p->choices;
         return o;
     };
     CommandSpec spec{
@@ -170,7 +172,7 @@ CommandSpec trainPolicyCommand() {
         "",
         "Trains REGAL's policy (REINFORCE on BRKGA rollouts) and writes it to a policy file; a checkpoint after "
         "every epoch, the run recorded epoch by epoch",
-        {{"objective", "O", "runtime", "what the policy learns to minimize", {"runtime", "memory"}},
+        {{"objective", "O", "runtime", "what the policy learns to minimize", {"runtime", "memory", "throughput"}},
          {"devices", "PRESET|FILE", DeviceModel::defaultPresetName(), "the devices the policy places on"},
          {"out", "FILE", "", "the policy file to write (required)"},
          param("epochs", "epochs", "N"),
@@ -184,6 +186,8 @@ CommandSpec trainPolicyCommand() {
          param("entropy", "entropy", "X"),
          param("hidden", "hidden", "H"),
          param("rounds", "rounds", "R"),
+         param("heads", "heads", "H"),
+         param("keep", "keep", "K"),
          param("sizes", "sizes", "N,N,..."),
          param("graph-seeds", "graph_seeds", "N"),
          param("imitate-epochs", "imitate_epochs", "N"),
@@ -238,6 +242,8 @@ int cmdTrainPolicy(const ArgList& argv) {
     p["entropy"] = args.getDouble("entropy", 0, 10);
     p["hidden"] = args.getInt("hidden", 4, 1024);
     p["rounds"] = args.getInt("rounds", 0, 16);
+    p["heads"] = args.getChoice("heads");
+    p["keep"] = args.getChoice("keep");
     p["sizes"] = args.require("sizes");
     p["graph_seeds"] = args.getInt("graph-seeds", 1, 100);
     p["out"] = args.require("out");
@@ -314,7 +320,8 @@ int cmdTrainPolicy(const ArgList& argv) {
         return kExitInterrupted;
     }
     std::cerr << "train-policy: wrote " << res.policyPath << " (" << std::fixed << std::setprecision(0) << res.wallS
-              << " s, world size " << res.worldSize << ")\n";
+              << " s, world size " << res.worldSize << "), the weights of epoch " << res.keptEpoch << " of "
+              << res.epochsDone << "\n";
     if (!res.skipped.empty()) {
         std::cerr << "train-policy: trained without " << res.skipped.size() << " model(s) of the train split:\n";
         for (const auto& u : res.skipped) std::cerr << "  " << u.file << ": " << u.reason << "\n";
@@ -330,7 +337,7 @@ CommandSpec evalPolicyCommand() {
     CommandSpec spec{"eval-policy",
             "",
             "Evaluates a REGAL policy against uniform BRKGA (and tuned BRKGA and baselines) on test graphs",
-            {{"objective", "O", "runtime", "the objective the policy was trained for", {"runtime", "memory"}},
+            {{"objective", "O", "runtime", "the objective the policy was trained for", {"runtime", "memory", "throughput"}},
              {"devices", "PRESET|FILE", DeviceModel::defaultPresetName(), "the devices to place on"},
              {"test", "DIR_OR_FILES", "", "graphs: a folder with splits.json (its test split), another folder, or "
                                           "comma-separated files (required); a graph that carries its own devices "
@@ -386,12 +393,13 @@ int cmdEvalPolicy(const ArgList& argv) {
     regal::PolicyFile meta;
     nn::setBlasThreads(1);  // as train-policy: OpenBLAS's spinning threads would take BRKGA's cores
     auto model = regal::loadPolicyModel(policy, &meta);
-    if (meta.config.devices != devices.deviceCount())
-        throw UsageError(policy + ": the policy is for " + std::to_string(meta.config.devices) + " devices, " + devices.name +
-                         " has " + std::to_string(devices.deviceCount()));
+    if (!meta.config.servesDevices(devices.deviceCount()))
+        throw UsageError(policy + ": the policy is for " + meta.config.devicesServed() + ", " + devices.name + " has " +
+                         std::to_string(devices.deviceCount()));
+    const bool anyDeviceCount = meta.config.heads == regal::PolicyHeads::PerDevice;
     const auto files = graphFiles(testSpec, "test");
     std::vector<regal::UnusableInput> unusable;
-    const auto graphs = loadGraphs(files, devices, objective, inputs, unusable);
+    const auto graphs = loadGraphs(files, devices, objective, inputs, unusable, anyDeviceCount);
     const bool json = args.has("json");
     const std::unique_ptr<Communicator> comm = joinRanks(args);
     const bool lead = comm->rank() == 0;
@@ -404,7 +412,7 @@ int cmdEvalPolicy(const ArgList& argv) {
             if (lead) {
                 const auto tuneFiles = graphFiles(args.get("tune-on").value_or(modelsDir()), "train");
                 std::vector<regal::UnusableInput> tuneUnusable;
-                const auto tuneGraphs = loadGraphs(tuneFiles, devices, objective, inputs, tuneUnusable);
+                const auto tuneGraphs = loadGraphs(tuneFiles, devices, objective, inputs, tuneUnusable, anyDeviceCount);
                 reportUnusable("eval-policy: --tune-on", tuneUnusable, tuneFiles.size());
                 std::cerr << "eval-policy: grid search for BRKGA on " << tuneGraphs.size() << " training graphs\n";
                 o.tunedParams = regal::tuneBrkgaGrid(tuneGraphs, o.budget, 1, o.threads,

@@ -170,3 +170,51 @@ TEST(RegalCli, EvaluationPlacesAGraphOnTheDevicesItCarries) {
     EXPECT_GT(single["tight.json"], single["plain.json"] * 10) << j["graphs"].dump();
     fs::remove_all(dir);
 }
+
+// Issue 31: a per-device policy serves any device count (the workloads bring 4 to 22 devices), and
+// the policy file gets the weights of the epoch that validated best.
+TEST(RegalCli, APerDevicePolicyServesEveryDeviceCount) {
+    const fs::path dir = scratch() / "per-device";
+    fs::create_directories(dir);
+    const std::string policy = (dir / "p.json").string(), plain = (dir / "plain.json").string();
+    Result tr = runGraphopt("train-policy --objective runtime --devices 2xgpu-pcie --heads per-device --epochs 2 --seed 2 "
+                            "--budget 40 --sizes 12 --graph-seeds 1 --models none --hidden 8 --rounds 1 --threads 1 --out " +
+                            policy + " --no-store --json");
+    ASSERT_EQ(tr.status, 0) << tr.err;
+    const nlohmann::json result = nlohmann::json::parse(tr.out);
+    nlohmann::json file;
+    {
+        std::ifstream in(policy);
+        file = nlohmann::json::parse(in);
+    }
+    EXPECT_EQ(file["config"]["heads"], "per-device");
+    EXPECT_EQ(file["training"]["keep"], "best-validation");
+    const int kept = file["training"]["kept_epoch"].get<int>();
+    EXPECT_TRUE(kept == 1 || kept == 2) << kept;
+    EXPECT_EQ(result["kept_epoch"], kept);
+    EXPECT_NE(tr.err.find("the weights of epoch " + std::to_string(kept) + " of 2"), std::string::npos) << tr.err;
+
+    Result gen = runGraphopt("generate --family chain --nodes 30 --seed 4 --out " + plain);
+    ASSERT_EQ(gen.status, 0) << gen.err;
+    nlohmann::json g;
+    {
+        std::ifstream in(plain);
+        g = nlohmann::json::parse(in);
+    }
+    nlohmann::json setup = {{"devices", nlohmann::json::array()}};
+    for (int d = 0; d < 5; ++d) setup["devices"].push_back({{"name", "gpu" + std::to_string(d)}, {"flops_per_s", 1e13}});
+    g["metadata"]["device_setup"] = setup.dump();
+    const std::string five = (dir / "five.json").string();
+    std::ofstream(five) << g.dump();
+    Result ev = runGraphopt("eval-policy --objective runtime --devices 2xgpu-pcie --policy " + policy + " --test " + plain +
+                            "," + five + " --budget 30 --seeds 1 --json");
+    ASSERT_EQ(ev.status, 0) << ev.err;
+    const auto j = nlohmann::json::parse(ev.out);
+    EXPECT_EQ(j["graphs"].size(), 2u) << ev.out;
+    EXPECT_TRUE(j["skipped"].empty()) << j["skipped"].dump();
+    // And place, on a preset with another device count than it was trained on.
+    Result pl = runGraphopt("place " + plain + " --engine regal --devices 4xgpu-nvlink --budget 60 --policy " + policy +
+                            " --json --no-store");
+    ASSERT_EQ(pl.status, 0) << pl.err;
+    fs::remove_all(dir);
+}

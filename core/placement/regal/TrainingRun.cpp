@@ -44,6 +44,14 @@ const EngineDescription& trainingDescription() {
             ParamSpec::number("entropy", 0.01, 0, 10, "entropy bonus coefficient"),
             ParamSpec::integer("hidden", 32, 4, 1024, "hidden units of the graph network"),
             ParamSpec::integer("rounds", 3, 0, 16, "message-passing rounds"),
+            ParamSpec::choice("keep", "best-validation", {"best-validation", "last"},
+                              "which epoch's weights the policy file gets: the one with the highest validation win "
+                              "rate against uniform BRKGA (ties: the higher mean improvement; later epochs win exact "
+                              "ties), or the last one"),
+            ParamSpec::choice("heads", "fixed", {"fixed", "per-device"},
+                              "fixed: one output per key of the devices' count (the policy serves that count only); "
+                              "per-device: one head scores every (node, device) pair from the device's features, so "
+                              "the policy serves any device count and a data set may mix them"),
             ParamSpec::string("sizes", "30,80,160", "node counts of the synthetic training graphs (comma-separated)"),
             ParamSpec::integer("graph_seeds", 2, 1, 100, "synthetic graphs per family and size"),
             ParamSpec::string("models", "", "folder with splits.json whose train split is added; \"none\" for synthetic "
@@ -114,7 +122,14 @@ struct Settings {
     PolicyConfig config;
     TrainingSetOptions set;
     std::string out, checkpoint, resume;
+    bool keepBest = true;  // the best validation epoch's weights go to the policy file, not the last's
 };
+
+// Whether epoch report `a` beats the best so far (`winRate`, `improvement`): a higher validation
+// win rate, or the same and a mean improvement at least as high (a later epoch wins exact ties).
+bool betterValidation(const EpochReport& a, double winRate, double improvement) {
+    return a.validationWinRate > winRate || (a.validationWinRate == winRate && a.validationMeanImprovement >= improvement);
+}
 
 // `checkFiles`: whether the checkpoint to resume from must be here (on rank 0; the others get it
 // from rank 0).
@@ -152,6 +167,9 @@ Settings readSettings(const RunSpec& spec, bool checkFiles = true) {
     im.batchGraphs = o.batchGraphs;
     s.config.hidden = p["hidden"].get<int>();
     s.config.rounds = p["rounds"].get<int>();
+    s.config.heads = policyHeadsFromName(p["heads"].get<std::string>());
+    s.keepBest = p["keep"].get<std::string>() == "best-validation";
+    s.set.anyDeviceCount = s.config.heads == PolicyHeads::PerDevice;
     s.set.sizes = parseSizes(p["sizes"].get<std::string>());
     s.set.graphSeeds = p["graph_seeds"].get<int>();
     const std::string models = p.value("models", std::string());
@@ -211,6 +229,7 @@ RunResult TrainingResult::toRunResult() const {
                {"validation_win_rate", last.validationWinRate},
                {"validation_mean_improvement", last.validationMeanImprovement},
                {"best_validation_mean_improvement", bestValidationImprovement},
+               {"kept_epoch", keptEpoch},
                {"mean_reward", last.meanReward},
                {"entropy", last.entropy},
                {"evaluations", evaluations},
@@ -343,6 +362,18 @@ TrainingResult TrainingRun::run(const RunReporter& reporter, const CancellationT
     }
 
     res.bestValidationImprovement = -1e9;
+    // The best validation epoch so far: its weights and figures ride along in every checkpoint, so
+    // a resumed run chooses among all its epochs, not only those since the resume.
+    nlohmann::json best;
+    if (!s.resume.empty()) {
+        std::string text;
+        if (writer) {
+            const nlohmann::json ckpt = readCheckpoint(s.resume);
+            if (ckpt.contains("best_validation")) text = ckpt["best_validation"].dump();
+        }
+        comm_->broadcast(text, 0);
+        if (!text.empty()) best = nlohmann::json::parse(text);
+    }
     while (trainer.epochsDone() < o.epochs) {
         const EpochReport rep = trainer.runEpoch(cancel);
         if (rep.cancelled) break;
@@ -350,12 +381,18 @@ TrainingResult TrainingRun::run(const RunReporter& reporter, const CancellationT
         res.epochsDone = trainer.epochsDone();
         res.evaluations += rep.evaluations;
         res.bestValidationImprovement = std::max(res.bestValidationImprovement, rep.validationMeanImprovement);
+        if (best.is_null() || betterValidation(rep, best["win_rate"].get<double>(), best["mean_improvement"].get<double>()))
+            best = {{"epoch", rep.epoch},
+                    {"win_rate", rep.validationWinRate},
+                    {"mean_improvement", rep.validationMeanImprovement},
+                    {"parameters", model->parameters()}};
         if (writer) {
             // The last epoch's validation rides along, so a resumed run that has nothing left to
             // train still writes the figures of the weights it writes (not zeros).
             nlohmann::json ckpt = trainer.checkpoint();
             ckpt["last_validation"] = {{"win_rate", rep.validationWinRate},
                                        {"mean_improvement", rep.validationMeanImprovement}};
+            ckpt["best_validation"] = best;
             writeJsonAtomically(s.checkpoint, ckpt);
             res.checkpointPath = s.checkpoint;
         }
@@ -388,6 +425,17 @@ TrainingResult TrainingRun::run(const RunReporter& reporter, const CancellationT
     file.config = config;
     file.parameters = model->parameters();
     file.training = o.toJson();
+    // Chosen by validation: the test split and the test sets are never read here.
+    file.training["keep"] = s.keepBest ? "best-validation" : "last";
+    if (s.keepBest && best.is_object()) {
+        file.parameters = best["parameters"];
+        file.training["kept_epoch"] = best["epoch"];
+        file.training["kept_validation_win_rate"] = best["win_rate"];
+        file.training["kept_validation_mean_improvement"] = best["mean_improvement"];
+    } else {
+        file.training["kept_epoch"] = trainer.epochsDone();
+    }
+    res.keptEpoch = file.training["kept_epoch"].get<int>();
     file.training["command"] = command_;
     file.training["epochs_done"] = trainer.epochsDone();
     file.training["sizes"] = s.set.sizes;

@@ -45,6 +45,9 @@ struct TrainingResult : RunOutcome {
     int resumedFrom = 0;         // epochs already done in the checkpoint it resumed from
     EpochReport last;            // the last whole epoch
     double bestValidationImprovement = 0;
+    // The epoch whose weights the policy file got (params.keep: the best validation epoch, or the
+    // last); 0 before any.
+    int keptEpoch = 0;
     int64_t evaluations = 0;
     double wallS = 0;
     int worldSize = 1;
