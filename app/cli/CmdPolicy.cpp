@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -36,7 +37,8 @@ namespace fs = std::filesystem;
 namespace {
 
 // A directory with splits.json gives its "test" list (or "train" for split == "train"); another
-// directory gives every graph file in it; anything else is a file.
+// directory gives every graph file in it (models, graph JSON, and the profiled workloads: NeurIPS
+// JSON files and PipeDream .txt profiles); anything else is a file.
 std::vector<std::string> graphFiles(const std::string& spec, const std::string& split) {
     std::vector<std::string> files;
     for (const std::string& item : splitList(spec)) {
@@ -47,8 +49,10 @@ std::vector<std::string> graphFiles(const std::string& spec, const std::string& 
             } else {
                 std::vector<std::string> found;
                 for (const auto& e : fs::directory_iterator(item)) {
-                    const std::string ext = e.path().extension().string();
-                    if (ext == ".onnx" || ext == ".json" || ext == ".pbtxt" || ext == ".dot" || ext == ".gv")
+                    const std::string ext = e.path().extension().string(), stem = e.path().stem().string();
+                    // .txt: PipeDream profiles; a workload folder's licence and read-me are not graphs.
+                    const bool profile = ext == ".txt" && stem.rfind("LICENSE", 0) != 0 && stem.rfind("README", 0) != 0;
+                    if (ext == ".onnx" || ext == ".json" || ext == ".pbtxt" || ext == ".dot" || ext == ".gv" || profile)
                         found.push_back(e.path().string());
                 }
                 std::sort(found.begin(), found.end());
@@ -73,16 +77,25 @@ std::vector<std::string> graphFiles(const std::string& spec, const std::string& 
 // policy).
 std::vector<regal::PolicyGraph> loadGraphs(const std::vector<std::string>& files, const DeviceModel& devices,
                                            PlacementObjective objective, const LoadOptions& inputs,
-                                           std::vector<regal::UnusableInput>& unusable, bool anyDeviceCount = false) {
+                                           std::vector<regal::UnusableInput>& unusable, bool anyDeviceCount = false,
+                                           int microBatches = 1) {
+    // A graph is named by its file name, or by its folder and file name when another file of the
+    // set has the same name (the NeurIPS workloads' latency/ and throughput/ copies).
+    std::map<std::string, int> sameName;
+    for (const auto& f : files) ++sameName[fs::path(f).filename().string()];
     std::vector<regal::PolicyGraph> out;
     for (const auto& f : files) try {
+            const fs::path path(f);
+            const std::string name = sameName[path.filename().string()] > 1
+                                         ? (path.parent_path().filename() / path.filename()).string()
+                                         : path.filename().string();
             Graph g = loadGraph(f, inputs);
             const std::optional<DeviceModel> own = DeviceModel::fromGraph(g);
             if (own && !anyDeviceCount && own->deviceCount() != devices.deviceCount())
                 throw std::invalid_argument("its own device setup has " + std::to_string(own->deviceCount()) +
                                             " devices, the policy places on " + std::to_string(devices.deviceCount()));
-            out.push_back(regal::preparePolicyGraph(fs::path(f).filename().string(), std::move(g), own ? *own : devices,
-                                                    objective));
+            out.push_back(regal::preparePolicyGraph(name, std::move(g), own ? *own : devices,
+                                                    objective, microBatches));
         } catch (const std::exception& e) {
             unusable.push_back(regal::unusableInput(f, e.what()));
         }
@@ -343,6 +356,7 @@ CommandSpec evalPolicyCommand() {
                                           "comma-separated files (required); a graph that carries its own devices "
                                           "is placed on them"},
              {"budget", "EVALS", "5000", "BRKGA evaluations per run"},
+             {"micro-batches", "M", "1", "place each graph as a pipeline of M micro-batches (as place --micro-batches)"},
              {"seeds", "N", "3", "BRKGA seeds 1..N"},
              {"threads", "T", "2", "BRKGA worker threads"},
              {"policy", "FILE", "", "policy file", {}, "the shipped one for objective and devices"},
@@ -399,7 +413,8 @@ int cmdEvalPolicy(const ArgList& argv) {
     const bool anyDeviceCount = meta.config.heads == regal::PolicyHeads::PerDevice;
     const auto files = graphFiles(testSpec, "test");
     std::vector<regal::UnusableInput> unusable;
-    const auto graphs = loadGraphs(files, devices, objective, inputs, unusable, anyDeviceCount);
+    const int microBatches = int(args.getInt("micro-batches", 1, 1024));
+    const auto graphs = loadGraphs(files, devices, objective, inputs, unusable, anyDeviceCount, microBatches);
     const bool json = args.has("json");
     const std::unique_ptr<Communicator> comm = joinRanks(args);
     const bool lead = comm->rank() == 0;
@@ -412,7 +427,8 @@ int cmdEvalPolicy(const ArgList& argv) {
             if (lead) {
                 const auto tuneFiles = graphFiles(args.get("tune-on").value_or(modelsDir()), "train");
                 std::vector<regal::UnusableInput> tuneUnusable;
-                const auto tuneGraphs = loadGraphs(tuneFiles, devices, objective, inputs, tuneUnusable, anyDeviceCount);
+                const auto tuneGraphs =
+                    loadGraphs(tuneFiles, devices, objective, inputs, tuneUnusable, anyDeviceCount, microBatches);
                 reportUnusable("eval-policy: --tune-on", tuneUnusable, tuneFiles.size());
                 std::cerr << "eval-policy: grid search for BRKGA on " << tuneGraphs.size() << " training graphs\n";
                 o.tunedParams = regal::tuneBrkgaGrid(tuneGraphs, o.budget, 1, o.threads,
@@ -459,8 +475,10 @@ int cmdEvalPolicy(const ArgList& argv) {
             evals[i] = evaluationFromJson(parsed[r].at(next[r]++));
         }
     }
+    size_t nameWidth = 24;  // as wide as the longest name, and at least that
+    for (const auto& g : graphs) nameWidth = std::max(nameWidth, g.name.size() + 1);
     if (!json)
-        std::cout << std::left << std::setw(24) << "graph" << std::right << std::setw(6) << "nodes" << std::setw(14) << "uniform"
+        std::cout << std::left << std::setw(int(nameWidth)) << "graph" << std::right << std::setw(6) << "nodes" << std::setw(14) << "uniform"
                   << std::setw(14) << "regal" << std::setw(9) << "impr%" << std::setw(8) << "wins" << std::setw(10)
                   << "uniform s" << std::setw(10) << "regal s" << "\n";
     for (size_t i = 0; i < graphs.size(); ++i) {
@@ -475,8 +493,8 @@ int cmdEvalPolicy(const ArgList& argv) {
             impr += 100 * (e.uniform[s] - e.regal[s]) / e.uniform[s] / double(e.uniform.size());
             wins += e.regal[s] < e.uniform[s];
         }
-        const double scale = objective == PlacementObjective::Runtime ? 1e3 : 1.0 / (1 << 20);  // ms / MiB
-        std::cout << std::left << std::setw(24) << e.name << std::right << std::setw(6) << e.nodes << std::fixed
+        const double scale = objective == PlacementObjective::Memory ? 1.0 / (1 << 20) : 1e3;  // MiB / ms
+        std::cout << std::left << std::setw(int(nameWidth)) << e.name << std::right << std::setw(6) << e.nodes << std::fixed
                   << std::setprecision(4) << std::setw(14) << u * scale << std::setw(14) << r * scale << std::setprecision(2)
                   << std::setw(9) << impr << std::setw(5) << wins << "/" << e.uniform.size() << std::setw(10) << e.uniformS
                   << std::setw(10) << e.regalS << "\n";
@@ -491,6 +509,7 @@ int cmdEvalPolicy(const ArgList& argv) {
                             {"summary", summary}};
         if (inputs.batch > 0) j["batch"] = inputs.batch;
         if (!inputs.inputShapes.empty()) j["input_shapes"] = inputs.inputShapes;
+        j["micro_batches"] = microBatches;
         j["skipped"] = unusableToJson(unusable);  // the test graphs that could not be used, and why
         for (size_t i = 0; i < evals.size(); ++i) {
             nlohmann::json g = evals[i].toJson();
@@ -502,7 +521,7 @@ int cmdEvalPolicy(const ArgList& argv) {
         std::cout << j.dump(2) << "\n";
         return 0;
     }
-    std::cout << std::fixed << std::setprecision(2) << "costs in " << (objective == PlacementObjective::Runtime ? "ms" : "MiB")
+    std::cout << std::fixed << std::setprecision(2) << "costs in " << (objective == PlacementObjective::Memory ? "MiB" : "ms")
               << "; budget " << o.budget << ", seeds 1.." << o.seeds << ", policy " << policy
               << (inputs.batch > 0 ? "; batch " + std::to_string(inputs.batch) : "")
               << (inputs.inputShapes.empty() ? "" : "; input shapes " + nlohmann::json(inputs.inputShapes).dump()) << "\n";

@@ -212,6 +212,14 @@ TEST(RegalCli, APerDevicePolicyServesEveryDeviceCount) {
     const auto j = nlohmann::json::parse(ev.out);
     EXPECT_EQ(j["graphs"].size(), 2u) << ev.out;
     EXPECT_TRUE(j["skipped"].empty()) << j["skipped"].dump();
+    // The throughput objective, on a pipeline of micro-batches.
+    Result tp = runGraphopt("eval-policy --objective throughput --micro-batches 4 --policy " + policy + " --test " + five +
+                            " --budget 30 --seeds 1 --json");
+    ASSERT_EQ(tp.status, 0) << tp.err;
+    const auto t = nlohmann::json::parse(tp.out);
+    EXPECT_EQ(t["micro_batches"], 4);
+    EXPECT_EQ(t["objective"], "throughput");
+    EXPECT_EQ(t["graphs"].size(), 1u);
     // And place, on a preset with another device count than it was trained on.
     Result pl = runGraphopt("place " + plain + " --engine regal --devices 4xgpu-nvlink --budget 60 --policy " + policy +
                             " --json --no-store");

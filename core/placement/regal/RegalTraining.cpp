@@ -57,12 +57,14 @@ double costOf(const PolicyGraph& g, const std::vector<double>& keys) {
 
 }  // namespace
 
-PolicyGraph preparePolicyGraph(std::string name, Graph g, const DeviceModel& devices, PlacementObjective objective) {
+PolicyGraph preparePolicyGraph(std::string name, Graph g, const DeviceModel& devices, PlacementObjective objective,
+                               int microBatches) {
     PolicyGraph pg;
     pg.name = std::move(name);
     auto graph = std::make_shared<Graph>(std::move(g));
     ScheduleOptions so;
     so.objective = objective;
+    so.microBatches = microBatches;
     pg.devices = std::make_shared<const DeviceModel>(devices);
     pg.problem = std::make_shared<ScheduleProblem>(*graph, *pg.devices, so);
     pg.features = extractFeatures(*graph, *pg.devices, *pg.problem);

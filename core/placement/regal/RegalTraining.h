@@ -59,7 +59,10 @@ struct PolicyGraph {
     std::shared_ptr<const ScheduleProblem> problem;
     PolicyFeatures features;
 };
-PolicyGraph preparePolicyGraph(std::string name, Graph g, const DeviceModel& devices, PlacementObjective objective);
+// `microBatches` > 1: the graph is placed as a pipeline of that many micro-batches
+// (ScheduleOptions::microBatches), as `graphopt place --micro-batches` places it.
+PolicyGraph preparePolicyGraph(std::string name, Graph g, const DeviceModel& devices, PlacementObjective objective,
+                               int microBatches = 1);
 
 // A quiet search context for BRKGA on the graph (no progress, no cancellation, no stepping).
 SearchContext contextFor(const PolicyGraph& g, int64_t budget, uint64_t seed, int threads,
