@@ -60,6 +60,11 @@ int main(int argc, char** argv) {
                                "runs --run made (after they finish; with --screenshot: grab then).",
                                "ids");
     parser.addOption(compare);
+    QCommandLineOption openRun("open-run",
+                               "After the layout, open stored run <id> as the Runs tab's Open does (a training run: "
+                               "its curves in the Policy training tab; with --screenshot: grab then).",
+                               "id");
+    parser.addOption(openRun);
     QCommandLineOption train("train",
                              "Train a REGAL policy for <epochs> epochs in the Policy training tab with its other "
                              "settings (with --screenshot: grab when it ends).",
@@ -120,6 +125,13 @@ int main(int argc, char** argv) {
         if (!window.runsBrowser()->compareSelected(&error)) std::fprintf(stderr, "cannot compare: %s\n", qPrintable(error));
     };
     const bool comparing = parser.isSet(compare);
+    const bool opening = parser.isSet(openRun);
+    auto openStored = [&window, id = parser.value(openRun).toLongLong()] {
+        QString error;
+        if (!window.openStoredRun(id, &error)) std::fprintf(stderr, "cannot open run %lld: %s\n", id, qPrintable(error));
+    };
+    if (opening && !parser.isSet(screenshot))
+        QObject::connect(&window, &graphopt::ui::MainWindow::finalLayoutReady, &window, openStored, Qt::SingleShotConnection);
     auto startNext = [&window, engines, nextRun, &parser, &devices, &objective, &microBatches, &budget] {
         if (*nextRun >= engines.size()) return;
         const QString engine = engines[(*nextRun)++];
@@ -216,8 +228,9 @@ int main(int argc, char** argv) {
                              });
         else if (engines.isEmpty())  // the layout that stays (dot's, unless the fast one is kept)
             QObject::connect(&window, &graphopt::ui::MainWindow::finalLayoutReady, &window,
-                             [grabAndQuit, comparing, showComparison, explaining, showExplanation] {
+                             [grabAndQuit, comparing, showComparison, explaining, showExplanation, opening, openStored] {
                 if (explaining) showExplanation();
+                if (opening) openStored();
                 if (comparing) showComparison();
                 grabAndQuit();
             }, Qt::SingleShotConnection);
