@@ -444,8 +444,12 @@ void RunPanel::refreshPolicyChoices() {
     for (const QFileInfo& f : dir.entryInfoList({"*.json"}, QDir::Files, QDir::Time)) {
         try {
             const regal::PolicyFile p = regal::readPolicyFile(f.absoluteFilePath().toStdString());
-            if (p.objective != objective || p.devices != devices) continue;
-            c->addItem(tr("%1 (trained %2)").arg(f.completeBaseName(), f.lastModified().toString("yyyy-MM-dd HH:mm")),
+            // A per-device policy serves any device setup; a fixed one the setup it was trained on.
+            const bool anyDevices = p.config.heads == regal::PolicyHeads::PerDevice;
+            if (p.objective != objective || (p.devices != devices && !anyDevices)) continue;
+            c->addItem(tr("%1 (trained %2%3)")
+                           .arg(f.completeBaseName(), f.lastModified().toString("yyyy-MM-dd HH:mm"),
+                                anyDevices ? tr(", any devices") : QString()),
                        f.absoluteFilePath());
             c->setItemData(c->count() - 1, f.absoluteFilePath(), Qt::ToolTipRole);
         } catch (const std::exception&) {

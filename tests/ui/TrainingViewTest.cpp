@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <QComboBox>
+#include <QDir>
 #include <QFileInfo>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -13,6 +14,7 @@
 #include "PolicyNodeView.h"
 #include "RunPanel.h"
 #include "TrainingView.h"
+#include "placement/regal/RegalEngine.h"
 #include "store/RunStore.h"
 
 using graphopt::ui::MainWindow;
@@ -90,6 +92,39 @@ TEST(TrainingView, OneEpochFromTheGuiGivesAPolicyTheRunPanelOffers) {
     fresh.setDatabasePath(db);
     ASSERT_TRUE(fresh.showStoredRun(store.policies()[0].trainingRunId.value(), &error)) << error.toStdString();
     EXPECT_EQ(fresh.epochsPlotted(), 1);
+    restoreRunPanel(w);
+    qunsetenv("GRAPHOPT_USER_POLICY_DIR");
+}
+
+// A per-device policy serves any device setup: the run panel offers it whatever the devices.
+TEST(TrainingView, ThePanelOffersAPerDevicePolicyForEveryDeviceSetup) {
+    QTemporaryDir dir;
+    qputenv("GRAPHOPT_USER_POLICY_DIR", dir.filePath("policies").toLocal8Bit());
+    QDir().mkpath(dir.filePath("policies"));
+    graphopt::regal::PolicyConfig cfg;
+    cfg.hidden = 4;
+    cfg.rounds = 1;
+    cfg.heads = graphopt::regal::PolicyHeads::PerDevice;
+    graphopt::regal::PolicyFile f;
+    f.objective = "runtime";
+    f.devices = "2xgpu-pcie";
+    f.config = cfg;
+    f.parameters = graphopt::regal::makePolicyModel(cfg, 1)->parameters();
+    const QString path = dir.filePath("policies/any.json");
+    graphopt::regal::writePolicyFile(path.toStdString(), f);
+    MainWindow w;
+    w.setDatabasePath(dir.filePath("runs.db"));
+    graphopt::RunSpec spec = w.runPanel()->spec();
+    spec.engine = "regal";
+    spec.objective = "runtime";
+    for (const char* devices : {"2xgpu-pcie", "4xgpu-nvlink", "8xa100-40gb-nvlink"}) {
+        spec.devices = devices;
+        w.runPanel()->setSpec(spec);
+        EXPECT_TRUE(w.runPanel()->policyChoices().contains(path)) << devices;
+    }
+    spec.objective = "memory";  // but only for its objective
+    w.runPanel()->setSpec(spec);
+    EXPECT_FALSE(w.runPanel()->policyChoices().contains(path));
     restoreRunPanel(w);
     qunsetenv("GRAPHOPT_USER_POLICY_DIR");
 }
