@@ -9,10 +9,12 @@
 namespace graphopt::cli {
 
 CommandSpec generateCommand() {
+    std::vector<std::string> families;  // every family the generator knows, in its order
+    for (GraphFamily f : everyGraphFamily()) families.push_back(graphFamilyName(f));
     return {"generate",
             "",
             "Writes a synthetic computation graph (native JSON) of one of the generator's families",
-            {{"family", "F", "chain", "graph family", {"chain", "branchy", "layered", "series-parallel", "wide", "skip", "attention"}},
+            {{"family", "F", "chain", "graph family", families},
              {"nodes", "N", "100", "number of nodes (10..10000)"},
              {"seed", "S", "1", "generator seed"},
              {"out", "FILE", "", "the JSON file to write (required)"}},

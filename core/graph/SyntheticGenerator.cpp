@@ -28,6 +28,9 @@ const char* graphFamilyName(GraphFamily f) {
         case GraphFamily::Wide: return "wide";
         case GraphFamily::Skip: return "skip";
         case GraphFamily::Attention: return "attention";
+        case GraphFamily::Transformer: return "transformer";
+        case GraphFamily::EncoderDecoder: return "encoder-decoder";
+        case GraphFamily::MixtureOfExperts: return "moe";
     }
     return "chain";
 }
@@ -36,14 +39,20 @@ GraphFamily graphFamilyFromName(const std::string& name) {
     for (GraphFamily f : everyGraphFamily())
         if (name == graphFamilyName(f)) return f;
     throw std::invalid_argument("unknown graph family '" + name +
-                                "' (expected chain, branchy, layered, series-parallel, wide, skip or attention)");
+                                "' (expected chain, branchy, layered, series-parallel, wide, skip, attention, "
+                                "transformer, encoder-decoder or moe)");
 }
 
 std::vector<GraphFamily> heldOutGraphFamilies() { return {GraphFamily::Wide, GraphFamily::Skip, GraphFamily::Attention}; }
 
+std::vector<GraphFamily> sequenceGraphFamilies() {
+    return {GraphFamily::Transformer, GraphFamily::EncoderDecoder, GraphFamily::MixtureOfExperts};
+}
+
 std::vector<GraphFamily> everyGraphFamily() {
     std::vector<GraphFamily> all = allGraphFamilies();
     for (GraphFamily f : heldOutGraphFamilies()) all.push_back(f);
+    for (GraphFamily f : sequenceGraphFamilies()) all.push_back(f);
     return all;
 }
 
@@ -221,6 +230,69 @@ public:
         return finish(std::move(n), {a.shape[0], a.shape[1], b.shape[2]});
     }
 
+    // [.., K] x a weight [K, F] -> [.., F] (a linear layer without bias, as exported transformers have).
+    Act linear(const Act& x, int64_t outFeatures) {
+        Node n = node("MatMul");
+        n.inputs = {x.tensor, weight(n.name + ".weight", {x.shape.back(), outFeatures})};
+        std::vector<int64_t> out = x.shape;
+        out.back() = outFeatures;
+        return finish(std::move(n), std::move(out));
+    }
+
+    // Over the last axis, with its scale and bias.
+    Act layerNorm(const Act& x) {
+        Node n = node("LayerNormalization");
+        n.attrs["axis"] = int64_t{-1};
+        n.attrs["epsilon"] = 1e-5;
+        n.inputs = {x.tensor, weight(n.name + ".scale", {x.shape.back()}), weight(n.name + ".bias", {x.shape.back()})};
+        return finish(std::move(n), x.shape);
+    }
+
+    Act gelu(const Act& x) {
+        Node n = node("Gelu");
+        n.inputs = {x.tensor};
+        return finish(std::move(n), x.shape);
+    }
+
+    // Token embedding: Gather of the [vocab, D] table by the int64 ids [B, S].
+    Act embedding(const Act& ids, int64_t vocab, int64_t d) {
+        Node n = node("Gather");
+        n.attrs["axis"] = int64_t{0};
+        n.inputs = {weight(n.name + ".table", {vocab, d}), ids.tensor};
+        return finish(std::move(n), {ids.shape[0], ids.shape[1], d});
+    }
+
+    // The `tokens` rows of x [B, S, D] that the router sends to one expert: a Gather whose
+    // indices depend on the router's probabilities (read as its second input).
+    Act dispatch(const Act& x, const Act& router, int64_t tokens) {
+        Node n = node("GatherElements");
+        n.attrs["axis"] = int64_t{1};
+        n.inputs = {x.tensor, router.tensor};
+        return finish(std::move(n), {x.shape[0], tokens, x.shape[2]});
+    }
+
+    // Concat along the token axis of [B, t, D] tensors.
+    Act concatTokens(const std::vector<Act>& xs) {
+        Node n = node("Concat");
+        n.attrs["axis"] = int64_t{1};
+        std::vector<int64_t> out = xs[0].shape;
+        out[1] = 0;
+        for (const Act& x : xs) {
+            n.inputs.push_back(x.tensor);
+            out[1] += x.shape[1];
+        }
+        return finish(std::move(n), std::move(out));
+    }
+
+    // The top-k experts' outputs of each token added up: [B, k, S, D] summed over axis 1.
+    Act combine(const Act& x, int64_t k) {
+        Act r = reshape(x, {x.shape[0], k, x.shape[1] / k, x.shape[2]});
+        Node n = node("ReduceSum");
+        n.attrs["keepdims"] = int64_t{0};
+        n.inputs = {r.tensor, weight(n.name + ".axes", {1}, DType::Int64)};
+        return finish(std::move(n), {x.shape[0], x.shape[1] / k, x.shape[2]});
+    }
+
     Act softmax(const Act& x) {
         Node n = node("Softmax");
         n.attrs["axis"] = int64_t{-1};
@@ -258,6 +330,17 @@ public:
     }
 
     Random& rnd() { return rnd_; }
+
+    Act tokenInput(int64_t batch, int64_t seq, const char* name) {
+        Tensor t;
+        t.name = name;
+        t.kind = TensorKind::GraphInput;
+        t.dtype = DType::Int64;
+        t.shape = {batch, seq};
+        t.shapeKnown = true;
+        t.bytes = shapeBytes(t.shape, DType::Int64);
+        return {g.addTensor(std::move(t)), {batch, seq}};
+    }
 
 private:
     Node node(const char* op) {
@@ -605,6 +688,125 @@ Act attentionStage(Builder& b, Act x, int budget, int64_t downC) {
     return b.filler(x, budget, 0);
 }
 
+// ---- sequence models: transformer stacks, encoder-decoder, mixture of experts ----------------------
+//
+// Token ids [B, S] -> embedding -> layers -> LayerNormalization -> the LM head [B, S, vocab]. Pre-LN
+// layers on [B, S, D]; attention with the heads folded into one (the FLOPs and the bytes are those
+// of the multi-head form: B*S*S*D for the scores). Widths and lengths are those of the large models
+// (BERT-large to Llama-7B): D in {768, 1024, 1600, 2048, 4096}, S in {128 .. 2048}, the FFN 4D wide.
+
+// Self-attention (q from x, k and v from `memory`: x itself, or the encoder's output for
+// cross-attention) and the residual: 10 nodes.
+constexpr int kAttentionNodes = 10;
+Act attentionBlock(Builder& b, const Act& x, const Act* memory) {
+    const int64_t d = x.shape[2];
+    Act h = b.layerNorm(x);
+    const Act& m = memory ? *memory : h;
+    Act q = b.linear(h, d), k = b.linear(m, d), v = b.linear(m, d);
+    Act p = b.softmax(b.matmul(q, b.transposeLast(k)));   // [B, S, S']
+    Act o = b.linear(b.matmul(p, v), d);
+    return b.add(x, o);
+}
+
+// The FFN and its residual: 5 nodes.
+constexpr int kFfnNodes = 5;
+Act ffnBlock(Builder& b, const Act& x, int64_t hidden) {
+    Act h = b.layerNorm(x);
+    return b.add(x, b.linear(b.gelu(b.linear(h, hidden)), x.shape[2]));
+}
+
+// A mixture-of-experts FFN, top-2 routing: LayerNorm, router (linear to E, Softmax), per expert the
+// 2S/E tokens sent to it (dispatch) through its own FFN (3 nodes), the outputs joined (Concat),
+// each token's two added up (Reshape, ReduceSum) and the residual Add: 7 + 4E nodes.
+int moeNodes(int experts) { return 7 + 4 * experts; }
+Act moeBlock(Builder& b, const Act& x, int64_t hidden, int experts) {
+    const int64_t d = x.shape[2], s = x.shape[1];
+    Act h = b.layerNorm(x);
+    Act router = b.softmax(b.linear(h, experts));
+    std::vector<Act> outs;
+    const int64_t tokens = 2 * s / experts;
+    for (int e = 0; e < experts; ++e) outs.push_back(b.linear(b.gelu(b.linear(b.dispatch(h, router, tokens), hidden)), d));
+    return b.add(x, b.combine(b.concatTokens(outs), 2));
+}
+
+// One node on [B, S, D] that keeps its shape.
+Act sequenceFiller(Builder& b, Act x, int count) {
+    for (int i = 0; i < count; ++i) x = b.rnd().chance(0.5) ? b.layerNorm(x) : b.gelu(x);
+    return x;
+}
+
+Graph generateSequenceGraph(const GeneratorOptions& options, Random& rnd) {
+    const int64_t batch = std::vector<int64_t>{1, 2, 4, 8}[rnd.below(4)];
+    const int64_t seq = std::vector<int64_t>{128, 256, 512, 1024, 2048}[rnd.below(5)];
+    const int64_t d = std::vector<int64_t>{768, 1024, 1600, 2048, 4096}[rnd.below(5)];
+    const int64_t vocab = std::vector<int64_t>{30522, 32000, 50257}[rnd.below(3)];
+    const int experts = std::vector<int>{4, 8}[rnd.below(2)];
+    const int64_t hidden = 4 * d;
+
+    Builder b(rnd, false);
+    b.g.name = std::string(graphFamilyName(options.family)) + "-" + std::to_string(options.nodes) + "-s" +
+               std::to_string(options.seed);
+    b.g.metadata["source_format"] = "synthetic";
+    b.g.metadata["family"] = graphFamilyName(options.family);
+    b.g.metadata["seed"] = std::to_string(options.seed);
+
+    // Embedding (1) and head (LayerNorm, linear: 2) around the body; encoder-decoder has a second
+    // embedding for the target tokens.
+    const bool encDec = options.family == GraphFamily::EncoderDecoder;
+    int body = options.nodes - 3 - (encDec ? 1 : 0);
+    Act x = b.embedding(b.tokenInput(batch, seq, encDec ? "source_ids" : "input_ids"), vocab, d);
+    if (options.family == GraphFamily::Transformer) {
+        const int layer = kAttentionNodes + kFfnNodes;
+        for (; body >= layer; body -= layer) x = ffnBlock(b, attentionBlock(b, x, nullptr), hidden);
+        x = sequenceFiller(b, x, body);
+    } else if (options.family == GraphFamily::MixtureOfExperts) {
+        // Dense and MoE layers alternate (as GShard and Switch do), starting dense.
+        const int dense = kAttentionNodes + kFfnNodes, moe = kAttentionNodes + moeNodes(experts);
+        for (int i = 0;; ++i) {
+            const bool sparse = i % 2 == 1;
+            if (body < (sparse ? moe : dense)) break;
+            x = attentionBlock(b, x, nullptr);
+            x = sparse ? moeBlock(b, x, hidden, experts) : ffnBlock(b, x, hidden);
+            body -= sparse ? moe : dense;
+        }
+        x = sequenceFiller(b, x, body);
+    } else {
+        // A third of the layers' nodes to the encoder (15 per layer), the rest to the decoder (25:
+        // self-attention, cross-attention over the encoder's output, FFN), as many of each as fit.
+        const int encLayer = kAttentionNodes + kFfnNodes, decLayer = 2 * kAttentionNodes + kFfnNodes;
+        const int encoders = std::max(1, body / 3 / encLayer);
+        for (int i = 0; i < encoders && body >= encLayer + 1; ++i, body -= encLayer)
+            x = ffnBlock(b, attentionBlock(b, x, nullptr), hidden);
+        const Act memory = b.layerNorm(x);
+        --body;
+        const int64_t target = std::max<int64_t>(16, seq / 2);
+        Act y = b.embedding(b.tokenInput(batch, target, "target_ids"), vocab, d);
+        for (; body >= decLayer; body -= decLayer)
+            y = ffnBlock(b, attentionBlock(b, attentionBlock(b, y, nullptr), &memory), hidden);
+        x = sequenceFiller(b, y, body);
+    }
+    b.linear(b.layerNorm(x), vocab);
+
+    Graph g = std::move(b.g);
+    if (static_cast<int>(g.nodeCount()) != options.nodes)
+        throw std::logic_error("generateGraph built " + std::to_string(g.nodeCount()) + " nodes instead of " +
+                               std::to_string(options.nodes));
+    return g;
+}
+
+// Finalized, the unread activations marked as graph outputs, costs inferred, validated.
+Graph finishGenerated(Graph g) {
+    g.finalize();
+    for (size_t t = 0; t < g.tensorCount(); ++t) {
+        Tensor& tensor = g.mutableTensors()[t];
+        if (tensor.kind == TensorKind::Activation && g.consumers(static_cast<int>(t)).empty())
+            tensor.isGraphOutput = true;
+    }
+    inferCosts(g);
+    g.validate();
+    return g;
+}
+
 }  // namespace
 
 Graph generateGraph(const GeneratorOptions& options) {
@@ -612,6 +814,9 @@ Graph generateGraph(const GeneratorOptions& options) {
         throw std::invalid_argument("the node count must be between " + std::to_string(kMinNodes) + " and " +
                                     std::to_string(kMaxNodes) + " (got " + std::to_string(options.nodes) + ")");
     Random rnd(options.seed);
+    if (options.family == GraphFamily::Transformer || options.family == GraphFamily::EncoderDecoder ||
+        options.family == GraphFamily::MixtureOfExperts)
+        return finishGenerated(generateSequenceGraph(options, rnd));
     // Graph-wide choices.
     const int64_t batch = std::vector<int64_t>{1, 1, 2, 4}[rnd.below(4)];
     const int64_t resolution = std::vector<int64_t>{160, 192, 224, 256}[rnd.below(4)];
@@ -658,15 +863,7 @@ Graph generateGraph(const GeneratorOptions& options) {
     if (static_cast<int>(g.nodeCount()) != options.nodes)
         throw std::logic_error("generateGraph built " + std::to_string(g.nodeCount()) + " nodes instead of " +
                                std::to_string(options.nodes));
-    g.finalize();
-    for (size_t t = 0; t < g.tensorCount(); ++t) {
-        Tensor& tensor = g.mutableTensors()[t];
-        if (tensor.kind == TensorKind::Activation && g.consumers(static_cast<int>(t)).empty())
-            tensor.isGraphOutput = true;
-    }
-    inferCosts(g);
-    g.validate();
-    return g;
+    return finishGenerated(std::move(g));
 }
 
 }  // namespace graphopt

@@ -31,7 +31,10 @@ uint64_t fingerprint(const Graph& g) {
 TEST(SyntheticGenerator, FamilyNames) {
     for (GraphFamily f : everyGraphFamily()) EXPECT_EQ(graphFamilyFromName(graphFamilyName(f)), f);
     EXPECT_EQ(allGraphFamilies().size(), 4u);  // the training families
-    EXPECT_EQ(everyGraphFamily().size(), 7u);  // and the three held out
+    EXPECT_EQ(everyGraphFamily().size(), 10u);  // and the three held out, and the three sequence families
+    for (GraphFamily f : sequenceGraphFamilies())
+        for (GraphFamily t : allGraphFamilies()) EXPECT_NE(f, t);
+    EXPECT_EQ(graphFamilyFromName("moe"), GraphFamily::MixtureOfExperts);
     for (GraphFamily f : heldOutGraphFamilies())
         for (GraphFamily t : allGraphFamilies()) EXPECT_NE(f, t);
     EXPECT_STREQ(graphFamilyName(GraphFamily::SeriesParallel), "series-parallel");
@@ -129,7 +132,7 @@ TEST(SyntheticGenerator, FamiliesHaveTheirShapes) {
 }
 
 TEST(SyntheticGenerator, DeterministicPerSeed) {
-    for (GraphFamily f : allGraphFamilies()) {
+    for (GraphFamily f : everyGraphFamily()) {
         SCOPED_TRACE(graphFamilyName(f));
         const Graph a = generateGraph({f, 300, 42});
         const Graph b = generateGraph({f, 300, 42});
@@ -148,6 +151,58 @@ TEST(SyntheticGenerator, SameGraphOnEveryPlatform) {
     EXPECT_EQ(fingerprint(generateGraph({GraphFamily::Branchy, 100, 1})), 460494534278346376ull);
     EXPECT_EQ(fingerprint(generateGraph({GraphFamily::Layered, 100, 1})), 5444415255157442354ull);
     EXPECT_EQ(fingerprint(generateGraph({GraphFamily::SeriesParallel, 100, 1})), 10193185251921454953ull);
+    EXPECT_EQ(fingerprint(generateGraph({GraphFamily::Transformer, 100, 1})), 12091441447092708769ull);
+    EXPECT_EQ(fingerprint(generateGraph({GraphFamily::EncoderDecoder, 100, 1})), 17723568969628198383ull);
+    EXPECT_EQ(fingerprint(generateGraph({GraphFamily::MixtureOfExperts, 100, 1})), 16224459880616309978ull);
+}
+
+// The sequence families have the shapes and the scale of the large models they stand for.
+TEST(SyntheticGenerator, SequenceFamiliesHaveTheShapesOfTheLargeModels) {
+    auto count = [](const Graph& g, const std::string& op) {
+        int c = 0;
+        for (const auto& n : g.nodes()) c += n.op == op;
+        return c;
+    };
+    for (uint64_t seed : {1, 2, 3, 4}) {
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        for (GraphFamily f : sequenceGraphFamilies()) {
+            SCOPED_TRACE(graphFamilyName(f));
+            const Graph g = generateGraph({f, 300, seed});
+            int inputs = 0;
+            for (const auto& t : g.tensors()) {
+                if (t.kind != TensorKind::GraphInput) continue;
+                ++inputs;
+                EXPECT_EQ(t.dtype, DType::Int64);  // token ids
+                EXPECT_EQ(t.shape.size(), 2u);
+            }
+            EXPECT_EQ(inputs, f == GraphFamily::EncoderDecoder ? 2 : 1);
+            EXPECT_EQ(g.nodes().front().op, "Gather");  // the embedding
+            EXPECT_EQ(g.nodes().back().op, "MatMul");   // the LM head
+            const int64_t d = g.tensors()[size_t(g.nodes().front().outputs[0])].shape[2];
+            EXPECT_TRUE(d == 768 || d == 1024 || d == 1600 || d == 2048 || d == 4096) << d;
+            EXPECT_GT(g.weightBytes(), int64_t(200) << 20);  // hundreds of MB and more, like the large models
+            for (const auto& n : g.nodes()) {
+                if (n.op != "Softmax") continue;
+                const auto& in = g.tensors()[size_t(n.inputs[0])].shape;
+                ASSERT_EQ(in.size(), 3u);
+            }
+            EXPECT_GE(count(g, "Softmax"), 5);
+        }
+        // Every decoder layer's cross-attention reads the encoder's output: one tensor with many readers.
+        const Graph ed = generateGraph({GraphFamily::EncoderDecoder, 300, seed});
+        size_t readers = 0;
+        for (size_t t = 0; t < ed.tensorCount(); ++t)
+            if (ed.tensors()[t].kind == TensorKind::Activation) readers = std::max(readers, ed.consumers(int(t)).size());
+        EXPECT_GE(readers, 10u);  // k and v of each of at least 5 decoder layers
+        // MoE layers: 4 or 8 experts side by side, joined by a Concat.
+        const Graph moe = generateGraph({GraphFamily::MixtureOfExperts, 300, seed});
+        size_t experts = 0;
+        for (const auto& n : moe.nodes())
+            if (n.op == "Concat") experts = std::max(experts, n.inputs.size());
+        EXPECT_TRUE(experts == 4 || experts == 8) << experts;
+        EXPECT_EQ(count(moe, "GatherElements") % int(experts), 0);
+        EXPECT_GE(count(moe, "GatherElements"), int(experts));
+    }
 }
 
 // The held-out families have the shapes they are named for.
