@@ -20,6 +20,7 @@
 #include "Interrupt.h"
 #include "ModelOptions.h"
 #include "StoreOptions.h"
+#include "graph/IsolatedLoader.h"
 #include "graph/Loaders.h"
 #include "nn/TorchRuntime.h"
 #include "placement/PlacementEngines.h"
@@ -89,7 +90,7 @@ std::vector<regal::PolicyGraph> loadGraphs(const std::vector<std::string>& files
             const std::string name = sameName[path.filename().string()] > 1
                                          ? (path.parent_path().filename() / path.filename()).string()
                                          : path.filename().string();
-            Graph g = loadGraph(f, inputs);
+            Graph g = loadGraphIsolated(f, inputs);  // a reader that crashes on one file costs that file
             const std::optional<DeviceModel> own = DeviceModel::fromGraph(g);
             if (own && !anyDeviceCount && own->deviceCount() != devices.deviceCount())
                 throw std::invalid_argument("its own device setup has " + std::to_string(own->deviceCount()) +

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "graph/GraphError.h"
+#include "graph/IsolatedLoader.h"
 #include "graph/Loaders.h"
 #include "graph/SyntheticGenerator.h"
 #include "placement/PlacementEngines.h"
@@ -157,7 +158,7 @@ std::vector<PolicyGraph> buildTrainingSet(const TrainingSetOptions& o, const Dev
             }
     if (!o.modelsDir.empty())
         for (const std::string& file : splitFiles(o.modelsDir, "train")) try {
-                out.push_back(preparePolicyGraph(file, loadGraph(o.modelsDir + "/" + file, o.modelInputs), devices, objective));
+                out.push_back(preparePolicyGraph(file, loadGraphIsolated(o.modelsDir + "/" + file, o.modelInputs), devices, objective));
             } catch (const GraphError& e) {
                 if (!unusable) throw;
                 unusable->push_back(unusableInput(o.modelsDir + "/" + file, e.what()));

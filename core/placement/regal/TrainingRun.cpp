@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "graph/GraphError.h"
+#include "graph/IsolatedLoader.h"
 #include "graph/Loaders.h"
 #include "nn/TorchRuntime.h"
 #include "placement/model/DeviceModel.h"
@@ -264,7 +265,7 @@ TrainingRun::TrainingRun(RunSpec spec, std::string command, Communicator* comm)
         std::string unusable;
         size_t usable = 0;
         for (const std::string& file : files) try {
-                loadGraph(s.set.modelsDir + "/" + file, s.set.modelInputs);
+                loadGraphIsolated(s.set.modelsDir + "/" + file, s.set.modelInputs);
                 ++usable;
             } catch (const GraphError& e) {
                 const UnusableInput u = unusableInput(s.set.modelsDir + "/" + file, e.what());
