@@ -271,19 +271,6 @@ public:
         return finish(std::move(n), {x.shape[0], tokens, x.shape[2]});
     }
 
-    // Concat along the token axis of [B, t, D] tensors.
-    Act concatTokens(const std::vector<Act>& xs) {
-        Node n = node("Concat");
-        n.attrs["axis"] = int64_t{1};
-        std::vector<int64_t> out = xs[0].shape;
-        out[1] = 0;
-        for (const Act& x : xs) {
-            n.inputs.push_back(x.tensor);
-            out[1] += x.shape[1];
-        }
-        return finish(std::move(n), std::move(out));
-    }
-
     // The top-k experts' outputs of each token added up: [B, k, S, D] summed over axis 1.
     Act combine(const Act& x, int64_t k) {
         Act r = reshape(x, {x.shape[0], k, x.shape[1] / k, x.shape[2]});
@@ -726,7 +713,7 @@ Act moeBlock(Builder& b, const Act& x, int64_t hidden, int experts) {
     std::vector<Act> outs;
     const int64_t tokens = 2 * s / experts;
     for (int e = 0; e < experts; ++e) outs.push_back(b.linear(b.gelu(b.linear(b.dispatch(h, router, tokens), hidden)), d));
-    return b.add(x, b.combine(b.concatTokens(outs), 2));
+    return b.add(x, b.combine(b.concat(outs), 2));  // axis 1: the tokens
 }
 
 // One node on [B, S, D] that keeps its shape.
