@@ -21,6 +21,8 @@
 #include <QVBoxLayout>
 #include <QValueAxis>
 
+#include <cmath>
+
 #include <algorithm>
 
 #include "BackgroundJob.h"
@@ -33,7 +35,7 @@ namespace graphopt::ui {
 
 namespace {
 
-const char* const kPlotKeys[] = {"mean_reward", "validation_win_rate", "entropy"};
+const char* const kPlotKeys[] = {"mean_reward", "validation_win_rate", "validation_mean_improvement", "entropy"};
 
 QSpinBox* spin(int lo, int hi, int value, const QString& name) {
     auto* s = new QSpinBox;
@@ -79,9 +81,9 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent), job_(new Backgrou
     imitate_->setToolTip(tr("Before REINFORCE: passes of imitation of elite chromosomes from long BRKGA runs, "
                             "which gives every node a target of its own (0 = none)"));
     form->addRow(tr("Imitation epochs"), imitate_);
-    seedHeuristics_ = new QCheckBox(tr("Start BRKGA from heft, xla-best, single"));
+    seedHeuristics_ = new QCheckBox(tr("Seed BRKGA with the heuristics"));
     seedHeuristics_->setObjectName("trainSeedHeuristics");
-    seedHeuristics_->setToolTip(tr("Every BRKGA run of training starts from the heuristics' solutions, as "
+    seedHeuristics_->setToolTip(tr("Every BRKGA run of training starts from the heft, xla-best and single solutions, as "
                                    "eval-policy --seed-heuristics evaluates"));
     form->addRow(QString(), seedHeuristics_);
     auto* buttons = new QHBoxLayout;
@@ -101,7 +103,8 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent), job_(new Backgrou
     layout->addWidget(formBox);
 
     auto* charts = new QVBoxLayout;
-    const QString titles[] = {tr("mean reward"), tr("validation win rate (vs uniform BRKGA)"), tr("entropy")};
+    const QString titles[] = {tr("mean reward (sampled actions, training graphs)"), tr("validation win rate (vs uniform BRKGA)"),
+                              tr("validation mean improvement (vs uniform BRKGA)"), tr("entropy")};
     for (const QString& title : titles) {
         Plot p;
         auto* chart = new QChart;
@@ -121,10 +124,14 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent), job_(new Backgrou
         p.series->attachAxis(x);
         p.series->attachAxis(y);
         x->setRange(0, 1);
+        // Ticks on whole epochs (a fixed tick count over 0..5 would label 2.5 as "3").
+        x->setTickType(QValueAxis::TicksDynamic);
+        x->setTickAnchor(0);
+        x->setTickInterval(1);
         y->setRange(0, 1);
         p.view = new QChartView(chart);
         p.view->setRenderHint(QPainter::Antialiasing);
-        p.view->setMinimumHeight(150);
+        p.view->setMinimumHeight(120);
         charts->addWidget(p.view);
         plots_.push_back(p);
     }
@@ -291,6 +298,7 @@ void TrainingView::onProgress(const QVector<ProgressEvent>& events) {
             const double pad = std::max(1e-3, (p.maxY - p.minY) * 0.1);
             auto axes = p.view->chart()->axes();
             axes[0]->setRange(0, std::max<double>(1, e.step));
+            if (auto* x = qobject_cast<QValueAxis*>(axes[0])) x->setTickInterval(std::max(1.0, std::ceil(e.step / 10.0)));
             axes[1]->setRange(p.minY - pad, p.maxY + pad);
         }
         epochs_plotted_ = plots_.front().series->count();
