@@ -44,9 +44,16 @@ run() {  # NAME OBJECTIVE DEVICES TEST BASELINES [MORE OPTIONS]
         local file="$OUT/$name${seeded:+-seeded}.json"
         [ -s "$file" ] && continue
         echo "== $name ${seeded}" >&2
-        tools/launch-local.sh 2 $G eval-policy --objective "$objective" --devices "$devices" --policy "$POLICY" \
+        # A set none of whose graphs the policy can serve (a fixed policy and other device counts)
+        # is reported and left out; the others go on.
+        if tools/launch-local.sh 2 $G eval-policy --objective "$objective" --devices "$devices" --policy "$POLICY" \
             --test "$test" --budget "$BUDGET" --seeds "$SEEDS" --threads 1 --baselines "$baselines" $seeded "$@" \
-            --json > "$file.tmp" && mv "$file.tmp" "$file"
+            --json > "$file.tmp"; then
+            mv "$file.tmp" "$file"
+        else
+            echo "== $name: not evaluated (see above)" >&2
+            rm -f "$file.tmp"
+        fi
     done
 }
 LIST=m-etf,m-topo,dp-contiguous,greedy-latency,heft,single
