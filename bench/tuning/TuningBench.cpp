@@ -312,10 +312,11 @@ int main(int argc, char** argv) {
                     }
                 }
                 if (n == 0) continue;
-                std::cout << std::fixed << std::setprecision(3) << "  " << th << " thread(s): convs tuned >= libtorch on "
-                          << convWins << " of " << convs << " (speedup " << std::setprecision(2) << worst << "-" << best
-                          << "x), geomean speedup convs " << std::exp(convLogSum / std::max(1, convs))
-                          << "x, all tasks " << std::exp(logSum / n) << "x\n"
+                std::cout << std::fixed << std::setprecision(2) << "  " << th << " thread(s): ";
+                if (convs > 0)
+                    std::cout << "convs tuned >= libtorch on " << convWins << " of " << convs << " (speedup " << worst
+                              << "-" << best << "x), geomean speedup convs " << std::exp(convLogSum / convs) << "x, ";
+                std::cout << "all tasks " << std::exp(logSum / n) << "x\n"
                           << std::setprecision(3) << "    end to end: tuned " << tuned * 1e3 << " ms + transforms "
                           << transforms * 1e3 << " ms = " << (tuned + transforms) * 1e3 << " ms; libtorch "
                           << torch * 1e3 << " ms; speedup " << std::setprecision(2) << torch / (tuned + transforms)

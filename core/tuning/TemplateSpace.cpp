@@ -241,7 +241,10 @@ KnobSpace templateSpace(const TuningTask& task) {
             break;
         case TaskKind::Dense:
         case TaskKind::BatchMatMul:
-            s.addSplit("tile_n", task.n, 2, 64);
+            // Any column tile up to the whole row: a batch-1 dense layer is a GEMV that streams
+            // B row by row, and a full-width tile reads it in order (1000's divisors up to 64 were
+            // 40 and 50, which leave lanes of the 16-lane vectors idle).
+            s.addSplit("tile_n", task.n, 2);
             s.addSplit("tile_m", task.m, 2, 16);
             s.addSplit("tile_k", task.k, 2);
             s.addEnum("vec", kVectorWidths);

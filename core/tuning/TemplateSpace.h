@@ -5,7 +5,7 @@
 // knobs are choices any tiling accepts. Hence every point of the space is a valid kernel.
 //
 //   conv2d (NCHW, any groups)       depthwise_conv2d            dense (Y = A B)
-//   tile_co  out channels, inner<=32   tile_c   channels, <=32     tile_n  columns, inner<=64
+//   tile_co  out channels, inner<=32   tile_c   channels, <=32     tile_n  columns, any
 //   tile_oh  output rows               tile_oh                     tile_m  rows, inner<=16
 //   tile_ow  output columns, <=64      tile_ow  <=64               tile_k  reduction
 //   tile_ci  reduction channels        vec      1,4,8,16 lanes     vec

@@ -71,7 +71,11 @@ TEST(ReleaseTuner, BeatsRandomSearchAtEqualMeasurements) {
     registerLearnedTuners();
     const test::AgainstRandom r = test::againstRandom("release", kQuick);
     EXPECT_GT(r.meanRatio, 1.05);
-    EXPECT_GE(r.wins, r.cases - 1);  // strictly faster
+    // Strictly faster in all cases but one, or level where both reach the space's best (the dense
+    // space holds tiles up to the whole row since the GEMV work, and 128 random draws of its 7,200
+    // configurations reach its best on seed 1 too).
+    EXPECT_GE(r.wins + r.ties, r.cases - 1);
+    EXPECT_GE(r.wins, r.cases - 2);
 }
 
 TEST(ReleaseTuner, ReportsTheAgentAndTheClustersInProgressEvents) {
