@@ -325,6 +325,33 @@ Graph loadOnnx(const std::string& path, const LoadOptions& options, ConstantValu
         for (const auto& v : model.graph().input()) note(v);
         for (const auto& v : model.graph().value_info()) note(v);
         for (const auto& init : model.graph().initializer()) rank[init.name()] = init.dims_size();
+        // One tensor, one rank: libonnx 1.12 gives a tensor that is both a graph input and a
+        // graph output (passed through) the type the output declares, before any node reads it,
+        // and its inference functions read the dimensions the node's checks above did not see (a
+        // ConvTranspose weight redeclared of rank 0 by a graph output: SIGSEGV in
+        // convTransposeShapeInference1; found by fuzz/fuzz_onnx). So the graph inputs, the
+        // initializers and the graph outputs must agree on every rank they declare. (value_info
+        // is not among them: shape inference clears and rebuilds it.)
+        {
+            std::unordered_map<std::string, std::pair<int, const char*>> declared;
+            auto declare = [&](const std::string& name, int r, const char* as) {
+                auto [it, fresh] = declared.emplace(name, std::make_pair(r, as));
+                if (!fresh && it->second.first != r)
+                    throwLoadError(path, "tensor '" + name + "' is declared with rank " + std::to_string(it->second.first) +
+                                             " (" + it->second.second + ") and with rank " + std::to_string(r) + " (" +
+                                             as + ")");
+            };
+            auto declaredRank = [](const onnx::ValueInfoProto& v) {
+                return v.has_type() && v.type().has_tensor_type() && v.type().tensor_type().has_shape()
+                           ? v.type().tensor_type().shape().dim_size()
+                           : -1;
+            };
+            for (const auto& v : model.graph().input())
+                if (declaredRank(v) >= 0) declare(v.name(), declaredRank(v), "as a graph input");
+            for (const auto& init : model.graph().initializer()) declare(init.name(), init.dims_size(), "as an initializer");
+            for (const auto& v : model.graph().output())
+                if (declaredRank(v) >= 0) declare(v.name(), declaredRank(v), "as a graph output");
+        }
         int index = 0;
         for (const auto& n : model.graph().node()) {
             const std::string name = nodeLabel(n, index);

@@ -131,6 +131,13 @@ TEST(OnnxLoader, ClearErrorsForBadFiles) {
     expectError((dir / "missing.onnx").string(), "no such file");
     expectError(dir.string(), "directory");
     fs::remove_all(dir);
+    // A ConvTranspose weight that a graph output redeclares with rank 0: libonnx 1.12's shape
+    // inference would take the output's type for it and crash (SIGSEGV in
+    // convTransposeShapeInference1; python3-onnx's infer_shapes dies on this file the same way),
+    // so the loader refuses it before inference runs.
+    expectError(std::string(GRAPHOPT_SOURCE_DIR) +
+                    "/tests/data/fuzz-regressions/onnx/convtranspose-weight-redeclared-by-a-graph-output.onnx",
+                "tensor 'W' is declared with rank 4 (as a graph input) and with rank 0 (as a graph output)");
 }
 
 TEST(OpCosts, ConvWithGroupsStrideAndDilation) {
