@@ -317,10 +317,15 @@ Graph loadOnnx(const std::string& path, const LoadOptions& options, ConstantValu
     {
         static const std::set<std::string> windowed = {"Conv", "ConvTranspose", "ConvInteger", "QLinearConv", "MaxPool",
                                                        "AveragePool", "LpPool", "MaxUnpool"};
+        // The rank a value info declares, or -1 when it declares no shape.
+        auto declaredRank = [](const onnx::ValueInfoProto& v) {
+            return v.has_type() && v.type().has_tensor_type() && v.type().tensor_type().has_shape()
+                       ? v.type().tensor_type().shape().dim_size()
+                       : -1;
+        };
         std::unordered_map<std::string, int> rank;
         auto note = [&](const onnx::ValueInfoProto& v) {
-            if (v.has_type() && v.type().has_tensor_type() && v.type().tensor_type().has_shape())
-                rank[v.name()] = v.type().tensor_type().shape().dim_size();
+            if (declaredRank(v) >= 0) rank[v.name()] = declaredRank(v);
         };
         for (const auto& v : model.graph().input()) note(v);
         for (const auto& v : model.graph().value_info()) note(v);
@@ -340,11 +345,6 @@ Graph loadOnnx(const std::string& path, const LoadOptions& options, ConstantValu
                     throwLoadError(path, "tensor '" + name + "' is declared with rank " + std::to_string(it->second.first) +
                                              " (" + it->second.second + ") and with rank " + std::to_string(r) + " (" +
                                              as + ")");
-            };
-            auto declaredRank = [](const onnx::ValueInfoProto& v) {
-                return v.has_type() && v.type().has_tensor_type() && v.type().tensor_type().has_shape()
-                           ? v.type().tensor_type().shape().dim_size()
-                           : -1;
             };
             for (const auto& v : model.graph().input())
                 if (declaredRank(v) >= 0) declare(v.name(), declaredRank(v), "as a graph input");
