@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -354,6 +355,26 @@ inline void checkTunerParams(const std::string& path) {
         for (ConfigIndex c : tuner->proposeBatch(2))
             if (c >= tuner->space().size()) throw Finding(name + " proposed a configuration outside its space");
     }
+}
+
+// Every fuzz target: its name (fuzz/fuzz_NAME.cpp, tests/data/fuzz-regressions/NAME/), the
+// extension its input file gets (as GRAPHOPT_FUZZ_TARGET in that file gives it) and its check.
+// For the programs that run checks by name: FuzzRegressionTest and fuzz_replay.
+struct Target {
+    const char* name;
+    const char* extension;
+    std::function<void(const std::string&)> check;
+};
+
+inline const std::vector<Target>& targets() {
+    static const std::vector<Target> t = {
+        {"onnx", ".onnx", checkOnnx},       {"costgraph", ".pbtxt", checkCostGraph},
+        {"dot", ".dot", checkDot},          {"json_graph", ".json", checkJsonGraph},
+        {"neurips", ".json", checkNeurips}, {"pipedream", ".txt", checkPipeDream},
+        {"devices", ".json", checkDevices}, {"policy", ".json", checkPolicy},
+        {"tuner_params", ".json", checkTunerParams},
+    };
+    return t;
 }
 
 }  // namespace graphopt::fuzz

@@ -16,7 +16,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -27,23 +26,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Target {
-    const char* name;
-    const char* extension;
-    std::function<void(const std::string&)> check;
-};
-
-const std::vector<Target>& targets() {
-    using namespace graphopt::fuzz;
-    static const std::vector<Target> t = {
-        {"onnx", ".onnx", checkOnnx},       {"costgraph", ".pbtxt", checkCostGraph},
-        {"dot", ".dot", checkDot},          {"json_graph", ".json", checkJsonGraph},
-        {"neurips", ".json", checkNeurips}, {"pipedream", ".txt", checkPipeDream},
-        {"devices", ".json", checkDevices}, {"policy", ".json", checkPolicy},
-        {"tuner_params", ".json", checkTunerParams},
-    };
-    return t;
-}
+using graphopt::fuzz::Target;
+using graphopt::fuzz::targets;
 
 int usage(const std::string& why) {
     std::cerr << "fuzz_replay: " << why << "\n"

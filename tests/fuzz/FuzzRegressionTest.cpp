@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,21 +17,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Target {
-    const char* name;
-    std::function<void(const std::string&)> check;
-};
-
-const std::vector<Target>& targets() {
-    using namespace graphopt::fuzz;
-    static const std::vector<Target> t = {
-        {"onnx", checkOnnx},     {"costgraph", checkCostGraph}, {"dot", checkDot},
-        {"json_graph", checkJsonGraph}, {"neurips", checkNeurips}, {"pipedream", checkPipeDream},
-        {"devices", checkDevices}, {"policy", checkPolicy},
-        {"tuner_params", checkTunerParams},
-    };
-    return t;
-}
+using graphopt::fuzz::Target;
+using graphopt::fuzz::targets;
 
 std::vector<std::string> filesIn(const fs::path& dir) {
     std::vector<std::string> files;
