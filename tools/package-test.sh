@@ -50,6 +50,7 @@ done
 [[ -s /usr/share/icons/hicolor/scalable/apps/graphopt-studio.svg ]] || fail "no SVG icon"
 [[ -s /usr/share/man/man1/graphopt.1.gz && -s /usr/share/man/man1/graphopt-studio.1.gz ]] || fail "man pages missing"
 [[ -x /usr/libexec/graphopt-studio/graphopt-measure-worker ]] || fail "no measure worker"
+[[ -x /usr/libexec/graphopt-studio/graphopt-nn ]] || fail "no graphopt-nn (graphopt hands it the LibTorch commands)"
 [[ -s /usr/share/doc/graphopt-studio/copyright ]] || fail "no copyright file"
 
 step "running the installed programs from an empty folder"

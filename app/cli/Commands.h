@@ -48,8 +48,11 @@ struct Command {
 };
 
 // Every subcommand, in the order `graphopt help` lists them. Specs that list engines or tuners
-// read the registries: register them first (main does).
+// read the registries: register them first (main does). In graphopt_cli, which links LibTorch.
 std::vector<Command> commands();
+// The subcommands whose code never reaches LibTorch (graphopt_cli_light): the ones `graphopt`
+// runs itself (FrontMain.cpp), `place` only with the engines of graphopt_core.
+std::vector<Command> lightCommands();
 
 CommandSpec infoCommand();
 CommandSpec generateCommand();

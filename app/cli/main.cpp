@@ -1,105 +1,16 @@
-// graphopt: the command-line twin of GraphOpt Studio. Each subcommand describes itself
-// (Commands.h); `graphopt help COMMAND` and `graphopt COMMAND --help` print that description.
-#include <cstring>
-#include <exception>
-#include <iostream>
-
-#include "Args.h"
+// graphopt-nn: the whole command-line twin of GraphOpt Studio, every command, with the engines and
+// tuners that need LibTorch (REGAL, ReLeASE). Users run `graphopt` (FrontMain.cpp), which hands
+// it the commands it does not run itself. Each subcommand describes itself (Commands.h);
+// `graphopt help COMMAND` and `graphopt COMMAND --help` print that description.
 #include "Commands.h"
-#include "Docs.h"
+#include "Dispatch.h"
 #include "placement/regal/RegalEngine.h"
-#include "store/StoreError.h"
 #include "tuning/LearnedTuners.h"
-
-namespace {
-
-using namespace graphopt::cli;
-
-void printUsage(std::ostream& os, const std::vector<Command>& all) {
-    os << "usage: graphopt COMMAND [OPTIONS]     (graphopt help COMMAND, or graphopt COMMAND --help, for one;\n"
-          "                                       graphopt --version; graphopt --bash-completion and\n"
-          "                                       graphopt --man-page print the completion script and the man page)\n\n"
-          "commands:\n";
-    size_t width = 0;
-    for (const auto& c : all) width = std::max(width, c.spec.name.size());
-    for (const auto& c : all) os << "  " << c.spec.name << std::string(width + 2 - c.spec.name.size(), ' ') << c.spec.summary << "\n";
-    os << "\nErrors print one line on stderr. Exit status: 0 done, 1 a run failed, 2 usage error or unreadable input,\n"
-          "130 interrupted (Ctrl-C: the run is stored as cancelled with its best so far).\n";
-}
-
-bool wantsHelp(const ArgList& args) {
-    for (const auto& a : args)
-        if (a == "--help" || a == "-h") return true;
-    return false;
-}
-
-// `graphopt help runs list`, `graphopt runs list --help`: the subcommand's own help.
-int printHelp(const Command& c, const ArgList& args) {
-    if (c.spec.name == "runs" && !args.empty())
-        for (const auto& sub : runsSubcommands())
-            if (sub.name == "runs " + args[0]) {
-                sub.printHelp(std::cout);
-                return 0;
-            }
-    c.spec.printHelp(std::cout);
-    return 0;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
     // Engines and tuners from graphopt_nn register here, and only here, so every command and its
     // help sees them.
     graphopt::tuning::registerLearnedTuners();  // release
     graphopt::registerRegalEngine();            // regal
-    const std::vector<Command> all = commands();
-    if (argc == 2 && (!std::strcmp(argv[1], "--version") || !std::strcmp(argv[1], "version"))) {
-        std::cout << "graphopt " << GRAPHOPT_VERSION << "\n";
-        return 0;
-    }
-    if (argc == 2 && !std::strcmp(argv[1], "--bash-completion")) {
-        writeBashCompletion(std::cout, all);
-        return 0;
-    }
-    if (argc == 2 && !std::strcmp(argv[1], "--man-page")) {
-        writeManPage(std::cout, all, GRAPHOPT_VERSION);
-        return 0;
-    }
-    if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
-        printUsage(argc < 2 ? std::cerr : std::cout, all);
-        return argc < 2 ? kExitUsage : 0;
-    }
-    std::string name = argv[1];
-    ArgList rest(argv + 2, argv + argc);
-    bool help = false;
-    if (name == "help") {
-        if (rest.empty()) {
-            printUsage(std::cout, all);
-            return 0;
-        }
-        name = rest.front();
-        rest.erase(rest.begin());
-        help = true;
-    }
-    for (const auto& c : all) {
-        if (name != c.spec.name) continue;
-        if (help || wantsHelp(rest)) return printHelp(c, rest);
-        try {
-            return c.run(rest);
-        } catch (const RunFailure& e) {
-            std::cerr << "graphopt " << name << ": " << e.what() << "\n";
-            return kExitRunFailed;
-        } catch (const graphopt::StoreWriteError& e) {
-            // The run database ran out of room (or had an I/O error) while a run was recorded.
-            std::cerr << "graphopt " << name << ": " << e.what() << "\n";
-            return kExitRunFailed;
-        } catch (const std::exception& e) {
-            // Usage errors and input that cannot be used (a truncated model, a corrupt database, a
-            // bad parameter) are refused before a run starts.
-            std::cerr << "graphopt " << name << ": " << e.what() << "\n";
-            return kExitUsage;
-        }
-    }
-    std::cerr << "graphopt: unknown command '" << name << "' (try graphopt --help)\n";
-    return kExitUsage;
+    return graphopt::cli::dispatch(graphopt::cli::commands(), argc, argv, GRAPHOPT_VERSION);
 }

@@ -25,7 +25,12 @@ std::string resourcesDir() {
     std::error_code ec;
     const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
     if (!ec) {
-        const fs::path installed = exe.parent_path().parent_path() / "share" / "graphopt-studio" / "resources";
+        // Installed: bin/../share/graphopt-studio/resources, or libexec/graphopt-studio/../../share/...
+        // for the programs in libexec (graphopt-nn, the measure worker).
+        const fs::path dir = exe.parent_path();
+        fs::path prefix = dir.parent_path();
+        if (dir.filename() == "graphopt-studio" && prefix.filename() == "libexec") prefix = prefix.parent_path();
+        const fs::path installed = prefix / "share" / "graphopt-studio" / "resources";
         if (fs::is_directory(installed, ec)) return installed.lexically_normal().string();
     }
     return GRAPHOPT_SOURCE_RESOURCES;

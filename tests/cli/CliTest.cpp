@@ -198,3 +198,40 @@ TEST(Cli, InfoSaysWhatItDoesNotKnow) {
     EXPECT_FALSE(j.contains("warning"));
     std::filesystem::remove_all(dir);
 }
+
+// graphopt runs the commands that need no LibTorch itself and hands the rest to graphopt-nn
+// (app/cli/FrontMain.cpp). With GRAPHOPT_NN_PROGRAM naming a program that is not there, what
+// graphopt runs itself still works, and what it hands on fails with a line naming the program.
+TEST(Cli, RunsTheLightCommandsItselfAndHandsTheRestToGraphoptNn) {
+    const fs::path dir = fs::temp_directory_path() / ("graphopt-front-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const std::string db = " --db " + (dir / "runs.db").string();
+    const std::string missing = (dir / "no-graphopt-nn").string();
+    ::setenv("GRAPHOPT_NN_PROGRAM", missing.c_str(), 1);
+    Result info = runGraphopt("info " + kResnet);
+    Result place = runGraphopt("place " + kResnet + " --engine heft" + db);
+    Result runs = runGraphopt("runs list" + db);
+    Result regal = runGraphopt("place " + kResnet + " --engine regal --budget 100" + db);
+    Result tune = runGraphopt("tune " + kResnet + " --task 1 --measurer sim --trials 2" + db);
+    Result help = runGraphopt("info --help");
+    ::unsetenv("GRAPHOPT_NN_PROGRAM");
+    EXPECT_EQ(info.status, 0) << info.err;
+    EXPECT_EQ(place.status, 0) << place.err;
+    EXPECT_EQ(runs.status, 0) << runs.err;
+    EXPECT_NE(runs.out.find("heft"), std::string::npos) << runs.out;
+    for (const Result* r : {&regal, &tune, &help}) {
+        EXPECT_EQ(r->status, 2);
+        EXPECT_EQ(r->err.rfind("graphopt: cannot run " + missing, 0), 0u) << r->err;
+        EXPECT_NE(r->err.find("the program that runs this command"), std::string::npos) << r->err;
+        EXPECT_NE(r->err.find(missing), std::string::npos) << r->err;
+    }
+    // Found (beside graphopt in the build tree), it answers as graphopt always has: REGAL places,
+    // and its exit status and error lines come back unchanged.
+    Result regalRun = runGraphopt("place " + kResnet + " --engine regal --budget 100 --no-store");
+    EXPECT_EQ(regalRun.status, 0) << regalRun.err;
+    EXPECT_NE(regalRun.out.find("regal"), std::string::npos) << regalRun.out;
+    Result badTuner = runGraphopt("tune " + kResnet + " --tuner nope --no-store");
+    EXPECT_EQ(badTuner.status, 2);
+    EXPECT_EQ(badTuner.err.rfind("graphopt tune: ", 0), 0u) << badTuner.err;
+    fs::remove_all(dir);
+}
