@@ -5,8 +5,8 @@
 //
 // Why two programs: the dynamic linker loads every library a program links before main(), and
 // libtorch_cpu's start-up (relocating its symbols, registering its operators) takes 0.75 s on
-// the 2-core Zen 5 VM when it is idle, 1.3 s when it is busy, against 0.1-0.2 s for all of
-// `graphopt info` on ResNet-18. The GUI starts `graphopt info` and `graphopt layout` for every
+// the 2-core Zen 5 VM when it is idle, 1.3 s when it is busy, against 0.03 s for all of
+// `graphopt info` on ResNet-18 without it. The GUI starts `graphopt info` and `graphopt layout` for every
 // model it opens, and the test suite starts graphopt some 340 times.
 //
 // Help of any kind, the usage listing, --version, --bash-completion and --man-page also go to
@@ -16,50 +16,42 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <iostream>
 #include <string>
 
 #include "Args.h"
 #include "Commands.h"
 #include "Dispatch.h"
+#include "run/ResourceLocator.h"
 
 namespace {
 
-namespace fs = std::filesystem;
 using namespace graphopt::cli;
+using graphopt::findHelperProgram;
+using graphopt::helperProgramCandidates;
 
 constexpr const char* kWholeProgram = "graphopt-nn";
 
-// $GRAPHOPT_NN_PROGRAM, else graphopt-nn beside this program (the build tree), else in
-// ../libexec/graphopt-studio (installed); "" when none exists.
+// $GRAPHOPT_NN_PROGRAM, else where the project's helper programs are (findHelperProgram: beside
+// this program in the build tree, ../libexec/graphopt-studio installed); "" when none exists.
 std::string findWholeProgram(std::string& looked) {
     if (const char* env = std::getenv("GRAPHOPT_NN_PROGRAM"); env && *env) {
         looked = env;
         return env;
     }
-    std::error_code ec;
-    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (ec) {
-        looked = "/proc/self/exe (unreadable: " + ec.message() + ")";
-        return "";
-    }
-    for (const fs::path& dir : {exe.parent_path(), exe.parent_path().parent_path() / "libexec" / "graphopt-studio"}) {
-        const fs::path p = (dir / kWholeProgram).lexically_normal();
-        looked += (looked.empty() ? "" : ", ") + p.string();
-        if (::access(p.c_str(), X_OK) == 0) return p.string();
-    }
-    return "";
+    for (const auto& p : helperProgramCandidates(kWholeProgram)) looked += (looked.empty() ? "" : ", ") + p;
+    if (looked.empty()) looked = "nowhere (/proc/self/exe is unreadable)";
+    return findHelperProgram(kWholeProgram);
 }
 
 // Whether this program runs the command line itself: a light command, no help asked, and for
 // `place` an engine this program has. Everything else (an unknown command too) goes to
 // graphopt-nn, which answers it as it always has, errors included.
-const Command* runsHere(const std::vector<Command>& light, int argc, char** argv) {
-    if (argc < 2) return nullptr;
+bool runsHere(const std::vector<Command>& light, int argc, char** argv) {
+    if (argc < 2) return false;
     const std::string name = argv[1];
     const ArgList rest(argv + 2, argv + argc);
-    if (wantsHelp(rest)) return nullptr;
+    if (wantsHelp(rest)) return false;
     for (const auto& c : light) {
         if (c.spec.name != name) continue;
         if (name == "place") {
@@ -69,12 +61,12 @@ const Command* runsHere(const std::vector<Command>& light, int argc, char** argv
             try {
                 Args(rest, c.spec).getChoice("engine");
             } catch (const std::exception&) {
-                return nullptr;
+                return false;
             }
         }
-        return &c;
+        return true;
     }
-    return nullptr;
+    return false;
 }
 
 }  // namespace

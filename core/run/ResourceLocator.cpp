@@ -1,5 +1,6 @@
 #include "run/ResourceLocator.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -61,6 +62,27 @@ std::string bundledModelPath(const std::string& fileName) {
     const fs::path p = fs::path(modelsDir()) / fileName;
     std::error_code ec;
     return fs::exists(p, ec) ? p.string() : std::string();
+}
+
+std::vector<std::string> helperProgramCandidates(const std::string& name) {
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (ec) return {};
+    const fs::path dir = exe.parent_path();
+    std::vector<std::string> out;
+    for (const fs::path& d : {dir, dir.parent_path() / "libexec" / "graphopt-studio", dir.parent_path() / "app",
+                              dir.parent_path().parent_path() / "app"}) {
+        std::string p = (d / name).lexically_normal().string();
+        if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(std::move(p));  // / is its own parent
+    }
+    return out;
+}
+
+std::string findHelperProgram(const std::string& name) {
+    std::error_code ec;
+    for (const auto& p : helperProgramCandidates(name))
+        if (fs::exists(p, ec)) return p;
+    return "";
 }
 
 }  // namespace graphopt

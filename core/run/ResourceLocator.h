@@ -25,4 +25,11 @@ std::string userPolicyDir();
 // resourcesDir()/models/FILE when it exists, else "".
 std::string bundledModelPath(const std::string& fileName);
 
+// The project's programs that are not user commands (graphopt-measure-worker, graphopt-nn) are
+// looked for, in order: beside the running program, in ../libexec/graphopt-studio (installed), and
+// in the build tree's app/ seen from its tests/ and bench/ folders. Every candidate path, existing
+// or not (for an error message), and the first that exists, else "".
+std::vector<std::string> helperProgramCandidates(const std::string& name);
+std::string findHelperProgram(const std::string& name);
+
 }  // namespace graphopt

@@ -3,8 +3,8 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <stdexcept>
 
 #include <poll.h>
@@ -12,26 +12,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-namespace graphopt::tuning {
+#include "run/ResourceLocator.h"
 
-namespace fs = std::filesystem;
+namespace graphopt::tuning {
 
 std::string findMeasureWorker() {
     if (const char* env = std::getenv("GRAPHOPT_MEASURE_WORKER"); env && *env) return env;
     const char* name = "graphopt-measure-worker";
-    std::error_code ec;
-    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (!ec) {
-        // Beside the program (build tree), installed (bin/../libexec/graphopt-studio), or in the
-        // build tree's app/ seen from tests/ and bench/ folders.
-        for (const fs::path& dir : {exe.parent_path(), exe.parent_path().parent_path() / "libexec" / "graphopt-studio",
-                                    exe.parent_path().parent_path() / "app",
-                                    exe.parent_path().parent_path().parent_path() / "app"}) {
-            const fs::path p = dir / name;
-            if (fs::exists(p, ec)) return p.string();
-        }
-    }
-    return name;
+    const std::string found = findHelperProgram(name);
+    return found.empty() ? name : found;
 }
 
 HalideMeasurer::HalideMeasurer(HalideMeasurerOptions options) : options_(std::move(options)) {
