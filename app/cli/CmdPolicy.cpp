@@ -337,8 +337,14 @@ int cmdTrainPolicy(const ArgList& argv) {
               << " s, world size " << res.worldSize << "), the weights of epoch " << res.keptEpoch << " of "
               << res.epochsDone << "\n";
     if (!res.skipped.empty()) {
-        std::cerr << "train-policy: trained without " << res.skipped.size() << " model(s) of the train split:\n";
-        for (const auto& u : res.skipped) std::cerr << "  " << u.file << ": " << u.reason << "\n";
+        std::cerr << "train-policy: trained without " << res.skipped.size()
+                  << " input(s) it could not use (models of the train split, data set graphs):\n";
+        // (each one was also logged as training started; a data set that mixes device setups
+        // can leave out thousands, so the summary names the first ones and --json every one)
+        const size_t shown = std::min<size_t>(res.skipped.size(), 10);
+        for (size_t i = 0; i < shown; ++i) std::cerr << "  " << res.skipped[i].file << ": " << res.skipped[i].reason << "\n";
+        if (shown < res.skipped.size())
+            std::cerr << "  ... and " << res.skipped.size() - shown << " more (--json lists every one)\n";
     }
     if (json)
         std::cout << res.toJson().dump(2) << "\n";

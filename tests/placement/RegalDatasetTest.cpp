@@ -135,13 +135,34 @@ TEST(RegalDataset, TrainingReadsEachGraphOnItsOwnDevices) {
     EXPECT_EQ(validation[0].devices->devices[0].memoryBytes, mv);
 
     // Another device count than the policy's, and a graph without devices: refused, naming the file.
+    const DeviceModel four = DeviceModel::preset("4xv100-16gb-nvlink");
     try {
-        buildTrainingSet(o, DeviceModel::preset("4xv100-16gb-nvlink"), PlacementObjective::Runtime);
+        buildTrainingSet(o, four, PlacementObjective::Runtime);
         ADD_FAILURE() << "a 2-device data set was read for a 4-device policy";
     } catch (const std::invalid_argument& e) {
         EXPECT_NE(std::string(e.what()).find("a.json: its device setup has 2 devices, the policy places on 4"),
                   std::string::npos)
             << e.what();
+    }
+    // ... unless the caller takes the inputs it cannot use (train-policy does): then each such
+    // graph is left out with its file and reason and training goes on with the rest; a data set
+    // that leaves no validation graph is still an error, saying how many were left out.
+    {
+        std::vector<UnusableInput> skipped;
+        const auto only = buildTrainingSet(o, four, PlacementObjective::Runtime, &skipped);
+        EXPECT_EQ(only.size(), synthetic);  // the synthetic graphs, on the policy's devices
+        ASSERT_EQ(skipped.size(), 2u);
+        EXPECT_EQ(fs::path(skipped[0].file).filename(), "a.json");
+        EXPECT_EQ(skipped[0].reason, "its device setup has 2 devices, the policy places on 4");
+        EXPECT_EQ(fs::path(skipped[1].file).filename(), "b.json");
+        try {
+            buildValidationSet(o, four, PlacementObjective::Runtime, &skipped);
+            ADD_FAILURE() << "a data set without a validation graph for a 4-device policy was accepted";
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find("no validation graphs this policy can place (1 left out"),
+                      std::string::npos)
+                << e.what();
+        }
     }
     saveJson(chain(30, 9), (dir / "train" / "c.json").string());
     try {

@@ -119,9 +119,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// DIR/SPLIT/*.json of a data set, in name order, each on its own device setup.
+// DIR/SPLIT/*.json of a data set, in name order, each on its own device setup. A graph this
+// policy cannot place (another device count than a fixed policy's, no device setup) is put in
+// `unusable` with the reason and left out when `unusable` is given, else it is an error.
 std::vector<PolicyGraph> datasetGraphs(const std::string& dir, const std::string& split, const DeviceModel& devices,
-                                       PlacementObjective objective, bool anyDeviceCount) {
+                                       PlacementObjective objective, bool anyDeviceCount,
+                                       std::vector<UnusableInput>* unusable) {
     const fs::path folder = fs::path(dir) / split;
     if (!fs::is_directory(folder)) throw std::invalid_argument(folder.string() + ": no such data set folder");
     std::vector<fs::path> files;
@@ -132,12 +135,18 @@ std::vector<PolicyGraph> datasetGraphs(const std::string& dir, const std::string
     for (const fs::path& f : files) {
         Graph g = loadGraph(f.string());
         const std::optional<DeviceModel> own = DeviceModel::fromGraph(g);
+        std::string why;
         if (!own)
-            throw std::invalid_argument(f.string() + ": a data set graph without its device setup (metadata '" +
-                                        DeviceModel::kGraphDevicesKey + "')");
-        if (!anyDeviceCount && own->deviceCount() != devices.deviceCount())
-            throw std::invalid_argument(f.string() + ": its device setup has " + std::to_string(own->deviceCount()) +
-                                        " devices, the policy places on " + std::to_string(devices.deviceCount()));
+            why = "a data set graph without its device setup (metadata '" + std::string(DeviceModel::kGraphDevicesKey) +
+                  "')";
+        else if (!anyDeviceCount && own->deviceCount() != devices.deviceCount())
+            why = "its device setup has " + std::to_string(own->deviceCount()) + " devices, the policy places on " +
+                  std::to_string(devices.deviceCount());
+        if (!why.empty()) {
+            if (!unusable) throw std::invalid_argument(f.string() + ": " + why);
+            unusable->push_back({f.string(), why});
+            continue;
+        }
         out.push_back(preparePolicyGraph(split + "/" + f.filename().string(), std::move(g), *own, objective));
     }
     return out;
@@ -164,14 +173,23 @@ std::vector<PolicyGraph> buildTrainingSet(const TrainingSetOptions& o, const Dev
                 unusable->push_back(unusableInput(o.modelsDir + "/" + file, e.what()));
             }
     if (!o.datasetDir.empty())
-        for (PolicyGraph& g : datasetGraphs(o.datasetDir, "train", devices, objective, o.anyDeviceCount)) out.push_back(std::move(g));
+        for (PolicyGraph& g : datasetGraphs(o.datasetDir, "train", devices, objective, o.anyDeviceCount, unusable))
+            out.push_back(std::move(g));
     return out;
 }
 
-std::vector<PolicyGraph> buildValidationSet(const TrainingSetOptions& o, const DeviceModel& devices, PlacementObjective objective) {
+std::vector<PolicyGraph> buildValidationSet(const TrainingSetOptions& o, const DeviceModel& devices, PlacementObjective objective,
+                                            std::vector<UnusableInput>* unusable) {
     if (!o.datasetDir.empty()) {
-        std::vector<PolicyGraph> out = datasetGraphs(o.datasetDir, "validation", devices, objective, o.anyDeviceCount);
-        if (out.empty()) throw std::invalid_argument(o.datasetDir + "/validation: the data set has no validation graphs");
+        std::vector<UnusableInput> left;
+        std::vector<PolicyGraph> out =
+            datasetGraphs(o.datasetDir, "validation", devices, objective, o.anyDeviceCount, unusable ? &left : nullptr);
+        if (out.empty())
+            throw std::invalid_argument(o.datasetDir + "/validation: the data set has no validation graphs" +
+                                        (left.empty() ? std::string()
+                                                      : " this policy can place (" + std::to_string(left.size()) +
+                                                            " left out, the first: " + left[0].file + ": " + left[0].reason + ")"));
+        if (unusable) unusable->insert(unusable->end(), left.begin(), left.end());
         return out;
     }
     std::vector<PolicyGraph> out;

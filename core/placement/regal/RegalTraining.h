@@ -111,11 +111,14 @@ struct UnusableInput {
     std::string file, reason;
 };
 UnusableInput unusableInput(const std::string& file, const std::string& message);
-// With `unusable`, a model of the train split that cannot be loaded (with o.modelInputs) is put
-// there and left out; without, it is an error (GraphError).
+// With `unusable`, a model of the train split that cannot be loaded (with o.modelInputs), and a
+// data set graph the policy cannot place (a fixed policy and another device count, no device
+// setup), is put there and left out; without, it is an error (GraphError, std::invalid_argument).
 std::vector<PolicyGraph> buildTrainingSet(const TrainingSetOptions& o, const DeviceModel& devices, PlacementObjective objective,
                                           std::vector<UnusableInput>* unusable = nullptr);
-std::vector<PolicyGraph> buildValidationSet(const TrainingSetOptions& o, const DeviceModel& devices, PlacementObjective objective);
+// The same for the data set's validation graphs; none left to validate on is always an error.
+std::vector<PolicyGraph> buildValidationSet(const TrainingSetOptions& o, const DeviceModel& devices, PlacementObjective objective,
+                                            std::vector<UnusableInput>* unusable = nullptr);
 // The file names listed under `split` ("train" or "test") in DIR/splits.json.
 std::vector<std::string> splitFiles(const std::string& modelsDir, const std::string& split);
 

@@ -303,8 +303,8 @@ TrainingResult TrainingRun::run(const RunReporter& reporter, const CancellationT
     log("preparing training graphs");
     std::vector<UnusableInput> skipped;
     auto train = buildTrainingSet(s.set, devices, objective, &skipped);
+    auto validation = buildValidationSet(s.set, devices, objective, &skipped);
     for (const auto& u : skipped) log("skipped " + u.file + ": " + u.reason);
-    auto validation = buildValidationSet(s.set, devices, objective);
     int64_t datasetGraphs = 0;
     if (!s.set.datasetDir.empty()) {
         for (const PolicyGraph& g : train) datasetGraphs += g.graph->metadata.count(DeviceModel::kGraphDevicesKey) ? 1 : 0;

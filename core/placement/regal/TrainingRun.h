@@ -51,8 +51,9 @@ struct TrainingResult : RunOutcome {
     int64_t evaluations = 0;
     double wallS = 0;
     int worldSize = 1;
-    // Models of the train split that could not be used (with the input sizes asked for), and why;
-    // training went on without them. toJson() lists them under "skipped".
+    // Inputs that could not be used, and why: models of the train split (with the input sizes
+    // asked for), data set graphs the policy cannot place (train/ and validation/); training went
+    // on without them. toJson() lists them under "skipped".
     std::vector<UnusableInput> skipped;
 
     RunStatus status() const override { return runStatus; }
