@@ -92,9 +92,9 @@ std::vector<regal::PolicyGraph> loadGraphs(const std::vector<std::string>& files
                                          : path.filename().string();
             Graph g = loadGraphIsolated(f, inputs);  // a reader that crashes on one file costs that file
             const std::optional<DeviceModel> own = DeviceModel::fromGraph(g);
-            if (own && !anyDeviceCount && own->deviceCount() != devices.deviceCount())
-                throw std::invalid_argument("its own device setup has " + std::to_string(own->deviceCount()) +
-                                            " devices, the policy places on " + std::to_string(devices.deviceCount()));
+            if (own)
+                if (const std::string why = regal::deviceCountMismatch(*own, devices, anyDeviceCount); !why.empty())
+                    throw std::invalid_argument(why);
             out.push_back(regal::preparePolicyGraph(name, std::move(g), own ? *own : devices,
                                                     objective, microBatches));
         } catch (const std::exception& e) {
@@ -209,6 +209,8 @@ CommandSpec trainPolicyCommand() {
          param("imitate-seeds", "imitate_seeds", "N"),
          {"seed-heuristics", "", "", "every BRKGA run of training starts from the heft, xla-best and single solutions "
                                      "(as eval-policy --seed-heuristics)"},
+         {"seed-engines", "E,E,...", "", "every BRKGA run of training also starts from these engines' solutions, e.g. "
+                                         "dp-contiguous (as eval-policy --seed-engines)"},
          {"models", "DIR|none", "", "folder with splits.json whose train split is added; none: synthetic graphs only", {},
           "the bundled models"},
          param("dataset", "dataset", "DIR"),
@@ -249,6 +251,7 @@ int cmdTrainPolicy(const ArgList& argv) {
     p["imitate_budget"] = args.getInt("imitate-budget", 10, 100000000);
     p["imitate_seeds"] = args.getInt("imitate-seeds", 1, 64);
     p["seed_heuristics"] = args.has("seed-heuristics");
+    p["seed_engines"] = args.has("seed-engines") ? splitList(args.require("seed-engines")) : std::vector<std::string>{};
     p["samples"] = args.getInt("samples", 1, 64);
     p["batch_graphs"] = args.getInt("batch-graphs", 1, 1024);
     p["seeds_per_graph"] = args.getInt("seeds-per-graph", 1, 64);
@@ -375,6 +378,9 @@ CommandSpec evalPolicyCommand() {
              {"tune-on", "DIR_OR_FILES", "", "graphs for --tune-grid", {}, "the bundled models' train split"},
              {"seed-heuristics", "", "", "uniform BRKGA, REGAL and tuned BRKGA all start from the heft, xla-best and "
                                          "single solutions (a fair comparison where those baselines are strong)"},
+             {"seed-engines", "E,E,...", "", "uniform BRKGA, REGAL and tuned BRKGA all start from these engines' "
+                                             "solutions too, e.g. dp-contiguous (on throughput, where BRKGA finds "
+                                             "contiguous splits hard)"},
              modelShapeOptions("ONNX graphs (test and --tune-on)")[0],
              modelShapeOptions("ONNX graphs (test and --tune-on)")[1],
              {"json", "", "", "print JSON instead of a table (with world_size, and the rank that evaluated each graph)"}},
@@ -400,6 +406,10 @@ int cmdEvalPolicy(const ArgList& argv) {
     o.threads = int(args.getInt("threads", 1, 256));
     o.sampleActions = args.getChoice("action") == "sample";
     o.seedHeuristics = args.has("seed-heuristics");
+    if (args.has("seed-engines")) {
+        o.seedEngines = splitList(args.require("seed-engines"));
+        for (const auto& e : o.seedEngines) checkSeedEngine(e);  // fail early on a bad name
+    }
     if (args.has("baselines")) {
         o.baselines = splitList(args.require("baselines"));
         for (const auto& b : o.baselines) findPlacementEngine(b);  // fail early on a bad name
@@ -513,7 +523,7 @@ int cmdEvalPolicy(const ArgList& argv) {
         nlohmann::json j = {{"world_size", comm->worldSize()}, {"objective", objectiveName}, {"devices", devices.name},
                             {"policy", policy},                  {"budget", o.budget},       {"seeds", o.seeds},
                             {"graphs", nlohmann::json::array()}, {"seed_heuristics", o.seedHeuristics},
-                            {"summary", summary}};
+                            {"seed_engines", o.seedEngines},     {"summary", summary}};
         if (inputs.batch > 0) j["batch"] = inputs.batch;
         if (!inputs.inputShapes.empty()) j["input_shapes"] = inputs.inputShapes;
         j["micro_batches"] = microBatches;

@@ -144,6 +144,12 @@ std::vector<EngineDescription> placementEngineDescriptions() {
     return out;
 }
 
+void checkSeedEngine(const std::string& name) {
+    if (name == "brkga" || name == "regal")
+        throw std::invalid_argument("seed_engines: '" + name + "' searches itself; give heuristics and partitioners");
+    findPlacementEngine(name);  // refuses an unknown name, listing the known ones
+}
+
 SearchOutcome brkgaEngine(const SearchContext& ctx, const KeyBias& bias) {
     BrkgaParams bp;
     bp.population = ctx.params.value("population", bp.population);
@@ -158,9 +164,7 @@ SearchOutcome brkgaEngine(const SearchContext& ctx, const KeyBias& bias) {
     if (auto it = ctx.params.find("seed_engines"); it != ctx.params.end() && it->is_array())
         for (const auto& name : *it) {
             const std::string s = name.get<std::string>();
-            if (s == "brkga" || s == "regal")
-                throw std::invalid_argument("seed_engines: '" + s + "' searches itself; give heuristics and partitioners");
-            findPlacementEngine(s);  // refuses an unknown name, listing the known ones
+            checkSeedEngine(s);
             if (std::find(seedNames.begin(), seedNames.end(), s) == seedNames.end()) seedNames.push_back(s);
         }
     if (!seedNames.empty()) {

@@ -34,15 +34,16 @@ double secondsSince(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 nlohmann::json ImitationOptions::toJson() const {
-    return {{"epochs", epochs},       {"budget", budget},           {"seeds", seeds},
+    nlohmann::json j = {{"epochs", epochs},       {"budget", budget},           {"seeds", seeds},
             {"seed_heuristics", seedHeuristics}, {"batch_graphs", batchGraphs}, {"learning_rate", learningRate}};
+    if (!seedEngines.empty()) j["seed_engines"] = seedEngines;
+    return j;
 }
 
 std::vector<std::vector<double>> eliteChromosomes(const PolicyGraph& g,
                                                   const ImitationOptions& o) {
     std::vector<std::vector<double>> out;
-    nlohmann::json params = nlohmann::json::object();
-    if (o.seedHeuristics) params["seed_heuristics"] = true;
+    const nlohmann::json params = brkgaSeedParams(o.seedHeuristics, o.seedEngines);
     for (int s = 1; s <= o.seeds; ++s) {
         out.push_back(brkgaEngine(contextFor(g, o.budget, uint64_t(s), o.threads, params)).keys);
     }

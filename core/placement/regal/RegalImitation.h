@@ -27,6 +27,7 @@ struct ImitationOptions {
     int64_t budget = 5000;     // BRKGA evaluations per elite run
     int seeds = 3;             // elite runs per graph (BRKGA seeds 1..seeds)
     bool seedHeuristics = true;  // the elite runs start from heft, xla-best and single
+    std::vector<std::string> seedEngines;  // ... and from these engines' solutions
     int batchGraphs = 4;       // graphs per update
     int threads = 2;
     double learningRate = 3e-3;

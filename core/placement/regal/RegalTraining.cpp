@@ -90,6 +90,13 @@ double runBrkga(const PolicyGraph& g, const KeyBias& bias, int64_t budget, uint6
     return costOf(g, out.keys);
 }
 
+nlohmann::json brkgaSeedParams(bool seedHeuristics, const std::vector<std::string>& seedEngines) {
+    nlohmann::json p = nlohmann::json::object();
+    if (seedHeuristics) p["seed_heuristics"] = true;
+    if (!seedEngines.empty()) p["seed_engines"] = seedEngines;
+    return p;
+}
+
 int64_t evaluationsToReach(const std::vector<CurvePoint>& curve, double target) {
     const double slack = 1e-12 * std::abs(target);
     for (const CurvePoint& p : curve)
@@ -113,6 +120,12 @@ std::vector<std::string> splitFiles(const std::string& modelsDir, const std::str
 UnusableInput unusableInput(const std::string& file, const std::string& message) {
     const std::string prefix = file + ": ";
     return {file, message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message};
+}
+
+std::string deviceCountMismatch(const DeviceModel& own, const DeviceModel& policyDevices, bool anyDeviceCount) {
+    if (anyDeviceCount || own.deviceCount() == policyDevices.deviceCount()) return "";
+    return "its device setup has " + std::to_string(own.deviceCount()) + " devices, the policy places on " +
+           std::to_string(policyDevices.deviceCount());
 }
 
 namespace {
@@ -139,9 +152,8 @@ std::vector<PolicyGraph> datasetGraphs(const std::string& dir, const std::string
         if (!own)
             why = "a data set graph without its device setup (metadata '" + std::string(DeviceModel::kGraphDevicesKey) +
                   "')";
-        else if (!anyDeviceCount && own->deviceCount() != devices.deviceCount())
-            why = "its device setup has " + std::to_string(own->deviceCount()) + " devices, the policy places on " +
-                  std::to_string(devices.deviceCount());
+        else
+            why = deviceCountMismatch(*own, devices, anyDeviceCount);
         if (!why.empty()) {
             if (!unusable) throw std::invalid_argument(f.string() + ": " + why);
             unusable->push_back({f.string(), why});
@@ -207,6 +219,7 @@ nlohmann::json TrainOptions::toJson() const {
             {"baseline_decay", baselineDecay}, {"learning_rate", hyper.learningRate},
             {"entropy_coef", hyper.entropyCoef}, {"clip_norm", hyper.clipNorm}};
     if (seedHeuristics) j["seed_heuristics"] = true;
+    if (!seedEngines.empty()) j["seed_engines"] = seedEngines;
     return j;
 }
 
@@ -526,9 +539,9 @@ GraphEvaluation evaluatePolicy(PolicyModel& model, const PolicyGraph& g, const E
     ev.nodes = g.features.n;
     ev.budget = o.budget;
     std::vector<CurvePoint> regalCurve;
-    const nlohmann::json params = o.seedHeuristics ? nlohmann::json{{"seed_heuristics", true}} : nlohmann::json::object();
+    const nlohmann::json params = brkgaSeedParams(o.seedHeuristics, o.seedEngines);
     nlohmann::json tuned = o.tunedParams;
-    if (tuned.is_object() && o.seedHeuristics) tuned["seed_heuristics"] = true;
+    if (tuned.is_object()) tuned.update(params);
     for (int s = 1; s <= o.seeds; ++s) {
         auto t0 = std::chrono::steady_clock::now();
         ev.uniform.push_back(runBrkga(g, {}, o.budget, uint64_t(s), o.threads, params));

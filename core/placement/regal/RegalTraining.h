@@ -81,6 +81,12 @@ double runBrkga(const PolicyGraph& g, const KeyBias& bias, int64_t budget, uint6
                 int threads, const nlohmann::json& params = nlohmann::json::object(),
                 std::vector<CurvePoint>* curve = nullptr);
 
+// The engine parameters that start every BRKGA run from other engines' solutions:
+// seed_heuristics (heft, xla-best and single) and seed_engines (any heuristics and partitioners,
+// e.g. dp-contiguous, whose contiguous splits BRKGA finds hard on the throughput objective).
+// An empty object when neither is asked for.
+nlohmann::json brkgaSeedParams(bool seedHeuristics, const std::vector<std::string>& seedEngines);
+
 // Evaluations a search needed to reach `target` or better: the first point of `curve` at or below
 // it (a relative 1e-12 of slack for the sums of a schedule), or -1 when it never did.
 int64_t evaluationsToReach(const std::vector<CurvePoint>& curve, double target);
@@ -111,6 +117,10 @@ struct UnusableInput {
     std::string file, reason;
 };
 UnusableInput unusableInput(const std::string& file, const std::string& message);
+// Why a graph that carries its own device setup `own` cannot be placed by a policy for
+// `policyDevices` ("" when it can): a fixed policy places on its own number of devices only; a
+// per-device one (`anyDeviceCount`) on any.
+std::string deviceCountMismatch(const DeviceModel& own, const DeviceModel& policyDevices, bool anyDeviceCount);
 // With `unusable`, a model of the train split that cannot be loaded (with o.modelInputs), and a
 // data set graph the policy cannot place (a fixed policy and another device count, no device
 // setup), is put there and left out; without, it is an error (GraphError, std::invalid_argument).
@@ -136,8 +146,10 @@ struct TrainOptions {
     // Every BRKGA run (uniform, policy, validation) starts from the heft, xla-best and single
     // solutions (engine parameter seed_heuristics), as eval-policy --seed-heuristics evaluates.
     bool seedHeuristics = false;
+    std::vector<std::string> seedEngines;  // ... and from these engines' solutions (seed_engines)
     TrainHyper hyper;
-    nlohmann::json toJson() const;  // seed_heuristics only when set, so older checkpoints still match
+    // seed_heuristics and seed_engines only when set, so older checkpoints still match
+    nlohmann::json toJson() const;
 };
 
 struct EpochReport {
@@ -177,10 +189,8 @@ public:
 
 private:
     double uniformCost(const PolicyGraph& g, uint64_t seed, int64_t& evaluations);
-    // The engine parameters of every BRKGA run (seed_heuristics when the options say so).
-    nlohmann::json runParams() const {
-        return o_.seedHeuristics ? nlohmann::json{{"seed_heuristics", true}} : nlohmann::json::object();
-    }
+    // The engine parameters of every BRKGA run (seed_heuristics, seed_engines when the options say so).
+    nlohmann::json runParams() const { return brkgaSeedParams(o_.seedHeuristics, o_.seedEngines); }
     // Which rank works on each item of estimated cost `work`: largest first, to the least loaded
     // rank (ties: the earlier item, the lower rank); the same answer on every rank.
     std::vector<int> shareOut(const std::vector<double>& work) const;
@@ -209,6 +219,7 @@ struct EvalOptions {
     // Uniform BRKGA, REGAL and tuned BRKGA alike start from the heft, xla-best and single solutions
     // (engine parameter seed_heuristics), so none can end worse than those baselines.
     bool seedHeuristics = false;
+    std::vector<std::string> seedEngines;  // ... and all three from these engines' solutions too
 };
 
 struct GraphEvaluation {

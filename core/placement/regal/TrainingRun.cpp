@@ -15,6 +15,7 @@
 #include "graph/IsolatedLoader.h"
 #include "graph/Loaders.h"
 #include "nn/TorchRuntime.h"
+#include "placement/PlacementEngines.h"
 #include "placement/model/DeviceModel.h"
 #include "placement/regal/RegalEngine.h"
 #include "run/ResourceLocator.h"
@@ -38,6 +39,9 @@ const EngineDescription& trainingDescription() {
             ParamSpec::boolean("seed_heuristics", false,
                                "every BRKGA run of training (uniform, policy and elite runs) starts from the heft, "
                                "xla-best and single solutions, as eval-policy --seed-heuristics evaluates"),
+            ParamSpec::list("seed_engines",
+                            "every BRKGA run of training also starts from these engines' solutions, e.g. "
+                            "[\"dp-contiguous\"] (as eval-policy --seed-engines)"),
             ParamSpec::integer("samples", 4, 1, 64, "actions sampled per graph and epoch"),
             ParamSpec::integer("batch_graphs", 4, 1, 1024, "graphs per policy update"),
             ParamSpec::integer("seeds_per_graph", 2, 1, 64, "BRKGA seeds cycled through per graph"),
@@ -150,11 +154,14 @@ Settings readSettings(const RunSpec& spec, bool checkFiles = true) {
     o.threads = spec.threads > 0 ? spec.threads : 2;
     o.epochs = p["epochs"].get<int>();
     o.seedHeuristics = p["seed_heuristics"].get<bool>();
+    o.seedEngines = p["seed_engines"].get<std::vector<std::string>>();
+    for (const std::string& e : o.seedEngines) checkSeedEngine(e);
     ImitationOptions& im = s.imitation;
     im.epochs = p["imitate_epochs"].get<int>();
     im.budget = p["imitate_budget"].get<int64_t>();
     im.seeds = p["imitate_seeds"].get<int>();
     im.seedHeuristics = o.seedHeuristics;
+    im.seedEngines = o.seedEngines;
     im.seed = o.seed;
     im.threads = o.threads;
     if (o.epochs + im.epochs < 1)
@@ -309,7 +316,8 @@ TrainingResult TrainingRun::run(const RunReporter& reporter, const CancellationT
     if (!s.set.datasetDir.empty()) {
         for (const PolicyGraph& g : train) datasetGraphs += g.graph->metadata.count(DeviceModel::kGraphDevicesKey) ? 1 : 0;
         log("data set " + s.set.datasetDir + ": " + std::to_string(datasetGraphs) + " training graphs, " +
-            std::to_string(validation.size()) + " validation graphs, each on its own devices");
+            std::to_string(validation.size()) + " validation graphs, each on its own devices" +
+            (skipped.empty() ? std::string() : ", " + std::to_string(skipped.size()) + " left out (above)"));
     }
     // Imitation first (a fresh run only: a checkpoint already holds the imitated weights). Over
     // several ranks each rank imitates the same targets with the same steps, so the weights stay
