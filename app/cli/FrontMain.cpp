@@ -33,15 +33,17 @@ using graphopt::helperProgramCandidates;
 constexpr const char* kWholeProgram = "graphopt-nn";
 
 // $GRAPHOPT_NN_PROGRAM, else where the project's helper programs are (findHelperProgram: beside
-// this program in the build tree, ../libexec/graphopt-studio installed); "" when none exists.
-std::string findWholeProgram(std::string& looked) {
-    if (const char* env = std::getenv("GRAPHOPT_NN_PROGRAM"); env && *env) {
-        looked = env;
-        return env;
-    }
-    for (const auto& p : helperProgramCandidates(kWholeProgram)) looked += (looked.empty() ? "" : ", ") + p;
-    if (looked.empty()) looked = "nowhere (/proc/self/exe is unreadable)";
+// this program in the build tree, ../libexec/graphopt-studio installed).
+std::string findWholeProgram() {
+    if (const char* env = std::getenv("GRAPHOPT_NN_PROGRAM"); env && *env) return env;
     return findHelperProgram(kWholeProgram);
+}
+
+// Where findWholeProgram looked, for the message when it found nothing.
+std::string placesLooked() {
+    std::string looked;
+    for (const auto& p : helperProgramCandidates(kWholeProgram)) looked += (looked.empty() ? "" : ", ") + p;
+    return looked.empty() ? "nowhere (/proc/self/exe is unreadable)" : looked;
 }
 
 // Whether this program runs the command line itself: a light command, no help asked, and for
@@ -75,11 +77,10 @@ int main(int argc, char** argv) {
     const std::vector<Command> light = lightCommands();
     if (runsHere(light, argc, argv)) return dispatch(light, argc, argv, GRAPHOPT_VERSION);
 
-    std::string looked;
-    const std::string whole = findWholeProgram(looked);
+    const std::string whole = findWholeProgram();
     if (whole.empty()) {
         std::cerr << "graphopt: cannot find " << kWholeProgram
-                  << ", the program that runs this command (it uses LibTorch); looked for " << looked
+                  << ", the program that runs this command (it uses LibTorch); looked for " << placesLooked()
                   << " (GRAPHOPT_NN_PROGRAM names another)\n";
         return kExitUsage;
     }
