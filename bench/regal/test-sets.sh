@@ -9,7 +9,8 @@
 #
 # Each set is one eval-policy run over 2 ranks (tools/launch-local.sh), written as OUTDIR/SET.json;
 # a set already there is not run again. Both sides unseeded, and then both seeded with the
-# heuristics' solutions (--seed-heuristics: SET-seeded.json). Baselines: the partitioners and
+# heuristics' solutions (--seed-heuristics: SET-seeded.json); the throughput sets also with both
+# started from dp-contiguous's split (--seed-engines dp-contiguous: SET-split.json). Baselines: the partitioners and
 # list schedulers of the partitioning issue (m-etf, m-topo, dp-contiguous, greedy-latency, heft,
 # single; pipedream's planner on the throughput sets).
 #
@@ -40,8 +41,14 @@ heldout "$OUT/heldout-mixed" "$MIX"
 run() {  # NAME OBJECTIVE DEVICES TEST BASELINES [MORE OPTIONS]
     local name=$1 objective=$2 devices=$3 test=$4 baselines=$5
     shift 5
-    for seeded in "" "--seed-heuristics"; do
-        local file="$OUT/$name${seeded:+-seeded}.json"
+    # Throughput sets also with both sides started from dp-contiguous's split (SET-split.json):
+    # unseeded BRKGA ends far behind the contiguous partitioners on that objective.
+    local seedings=("" "--seed-heuristics")
+    [ "$objective" = throughput ] && seedings+=("--seed-engines dp-contiguous")
+    for seeded in "${seedings[@]}"; do
+        local suffix=""
+        case "$seeded" in --seed-heuristics) suffix=-seeded ;; --seed-engines*) suffix=-split ;; esac
+        local file="$OUT/$name$suffix.json"
         [ -s "$file" ] && continue
         echo "== $name ${seeded}" >&2
         # A set none of whose graphs the policy can serve (a fixed policy and other device counts)

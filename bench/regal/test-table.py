@@ -16,9 +16,9 @@ print("|---|---|---|---:|---:|---:|---:|---:|---:|")
 for out in sys.argv[1:] or ["/tmp/regal-test-sets"]:
     for path in sorted(glob.glob(os.path.join(out, "*.json"))):
         name = os.path.basename(path)[:-5]
-        seeded = name.endswith("-seeded")
-        if seeded:
-            name = name[: -len("-seeded")]
+        for suffix in ("-seeded", "-split"):
+            if name.endswith(suffix):
+                name = name[: -len(suffix)]
         try:
             j = json.load(open(path))
         except ValueError:
@@ -35,6 +35,10 @@ for out in sys.argv[1:] or ["/tmp/regal-test-sets"]:
         skipped = len(j.get("skipped", []))
         third = s.get("evaluations_to_uniform_final", {}).get("within_third_rate", float("nan"))
         policy = os.path.basename(j.get("policy", "?"))
-        print(f"| {policy} | {name} | {'yes' if seeded else 'no'} | {n}{f' ({skipped} skipped)' if skipped else ''} | "
+        # What both sides started from: the heuristics (--seed-heuristics), other engines
+        # (--seed-engines), or nothing.
+        starts = (["heuristics"] if j.get("seed_heuristics") else []) + list(j.get("seed_engines", []))
+        seeded = ", ".join(starts) if starts else "no"
+        print(f"| {policy} | {name} | {seeded} | {n}{f' ({skipped} skipped)' if skipped else ''} | "
               f"{s['mean_improvement_pct']:+.2f} % | {s['win_rate']:.2f} | {b.get('mean_improvement_pct', float('nan')):+.2f} % | "
               f"{ahead}/{n} ({100 * ahead / max(1, n):.0f} %) | {100 * third:.0f} % |")
