@@ -1104,9 +1104,11 @@ bool MainWindow::runOnThisMachine(QString* error) {
     } catch (const std::exception& e) {
         return fail(QString::fromStdString(e.what()));
     }
-    const QString dir = QDir::tempPath() + "/graphopt-studio-" + QString::number(QCoreApplication::applicationPid());
-    QDir().mkpath(dir);
-    const QString placement = dir + "/placement.json";
+    if (!executeScratch_ || !executeScratch_->isValid())
+        executeScratch_ = std::make_unique<QTemporaryDir>(QDir::tempPath() + "/graphopt-studio-XXXXXX");
+    if (!executeScratch_->isValid())
+        return fail(tr("Cannot make a temporary folder for the placement file: %1").arg(executeScratch_->errorString()));
+    const QString placement = executeScratch_->filePath("placement.json");
     try {
         writePlacementExport(placement.toStdString(), *graph_, devices, *lastResult_, PlacementExportFormat::Graphopt);
     } catch (const std::exception& e) {

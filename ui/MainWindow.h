@@ -4,6 +4,7 @@
 
 #include <QFutureWatcher>
 #include <QMainWindow>
+#include <QTemporaryDir>
 #include <QThreadPool>
 #include <atomic>
 #include <functional>
@@ -218,6 +219,9 @@ private:
     std::shared_ptr<exec::MeasuredCosts> measured_;  // of the model shown
     QString measuredPath_;                           // its cost file
     QString executionSummary_;
+    // Where the placement `graphopt execute` reads is written; made on first use, removed with the
+    // window (a session used to leave graphopt-studio-PID/ behind in the temporary folder).
+    std::unique_ptr<QTemporaryDir> executeScratch_;
     QAction* profileAct_ = nullptr;
     QAction* executeAct_ = nullptr;
     void onMachineJobFinished();

@@ -130,10 +130,19 @@ onnx::ModelProto flattenThenMatMul() {
     return m;
 }
 
+// One folder per test process for the models save() writes, removed when the process ends.
+struct ScratchFolder {
+    fs::path dir = fs::temp_directory_path() / ("graphopt-fold-" + std::to_string(::getpid()));
+    ScratchFolder() { fs::create_directories(dir); }
+    ~ScratchFolder() {
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+    }
+};
+
 std::string save(const onnx::ModelProto& m, const std::string& stem) {
-    const fs::path dir = fs::temp_directory_path() / ("graphopt-fold-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-    const std::string path = (dir / (stem + ".onnx")).string();
+    static const ScratchFolder scratch;
+    const std::string path = (scratch.dir / (stem + ".onnx")).string();
     std::ofstream out(path, std::ios::binary);
     m.SerializeToOstream(&out);
     return path;

@@ -20,10 +20,19 @@ using Result = graphopt::test_support::CliResult;
 
 int lines(const std::string& s) { return int(std::count(s.begin(), s.end(), '\n')); }
 
+// One folder per test process, removed when the process ends (a test that stops at a failed
+// ASSERT leaves nothing behind either).
 fs::path scratch() {
-    const fs::path d = fs::temp_directory_path() / ("regal-cli-" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
+    struct Folder {
+        fs::path dir = fs::temp_directory_path() / ("regal-cli-" + std::to_string(::getpid()));
+        ~Folder() {
+            std::error_code ec;
+            fs::remove_all(dir, ec);
+        }
+    };
+    static const Folder folder;
+    fs::create_directories(folder.dir);
+    return folder.dir;
 }
 
 }  // namespace
