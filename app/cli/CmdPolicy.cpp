@@ -542,6 +542,13 @@ int cmdEvalPolicy(const ArgList& argv) {
               << "; budget " << o.budget << ", seeds 1.." << o.seeds << ", policy " << policy
               << (inputs.batch > 0 ? "; batch " + std::to_string(inputs.batch) : "")
               << (inputs.inputShapes.empty() ? "" : "; input shapes " + nlohmann::json(inputs.inputShapes).dump()) << "\n";
+    if (o.seedHeuristics || !o.seedEngines.empty()) {
+        std::vector<std::string> starts = o.seedEngines;
+        if (o.seedHeuristics) starts.insert(starts.begin(), {"heft", "xla-best", "single"});
+        std::string list;
+        for (const auto& s : starts) list += (list.empty() ? "" : ", ") + s;
+        std::cout << "every BRKGA run started from the solutions of " << list << "\n";
+    }
     std::cout << "vs uniform BRKGA:  mean improvement " << summary["mean_improvement_pct"].get<double>() << " %, median "
               << summary["median_improvement_pct"].get<double>() << " %, win rate " << summary["win_rate"].get<double>() << "\n";
     auto figures = [](const nlohmann::json& f) {
