@@ -113,8 +113,7 @@ IdealLattice prefixLattice(const PartitionUnits& units, const std::vector<int>& 
 }
 
 ChainSplit chainDp(const IdealLattice& lattice, BlockLoads& loads, const BlockCost& cost,
-                   std::chrono::steady_clock::time_point deadline, const std::function<bool()>& cancelled,
-                   int64_t maxPairs) {
+                   std::chrono::steady_clock::time_point deadline, const std::function<bool()>& cancelled) {
     const auto& classes = loads.classes();
     const int C = int(classes.size());
     // Mixed-radix states: digit c = devices of class c used.
@@ -173,10 +172,6 @@ ChainSplit chainDp(const IdealLattice& lattice, BlockLoads& loads, const BlockCo
             stack.push_back({J, 0});
             if ((++out.pairs & 4095) == 0) {
                 if (cancelled && cancelled()) return out;
-                if (maxPairs > 0 && out.pairs >= maxPairs) {
-                    out.outOfPairs = true;
-                    return out;
-                }
                 if (std::chrono::steady_clock::now() > deadline) return out;
             }
             cost(loads, J, blockCost.data());

@@ -45,8 +45,7 @@ LatticeStatus enumerateIdeals(const PartitionUnits& units, int64_t maxIdeals,
 IdealLattice prefixLattice(const PartitionUnits& units, const std::vector<int>& order);
 
 struct ChainSplit {
-    bool complete = false;  // false: stopped (deadline, maxPairs or cancelled) before the end
-    bool outOfPairs = false;  // stopped because it looked at maxPairs pairs
+    bool complete = false;  // false: stopped (deadline or cancelled) before the end
     double value = BlockLoads::kInfeasible;
     int64_t pairs = 0;                 // (I, J) pairs looked at
     std::vector<int> unitDevice;       // device of every unit (valid when value is finite)
@@ -57,11 +56,7 @@ struct ChainSplit {
 // (classCount values; BlockLoads::kInfeasible where it cannot go).
 using BlockCost = std::function<void(const BlockLoads& loads, int J, double* out)>;
 
-// `maxPairs` > 0 bounds the work by the (I, J) pairs looked at (checked every 4,096 pairs, so the
-// same input stops at the same place on any machine and under any load, where `deadline` does
-// not).
 ChainSplit chainDp(const IdealLattice& lattice, BlockLoads& loads, const BlockCost& cost,
-                   std::chrono::steady_clock::time_point deadline, const std::function<bool()>& cancelled,
-                   int64_t maxPairs = 0);
+                   std::chrono::steady_clock::time_point deadline, const std::function<bool()>& cancelled);
 
 }  // namespace graphopt

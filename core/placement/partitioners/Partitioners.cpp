@@ -23,12 +23,8 @@ std::vector<EngineDescription> partitionerDescriptions() {
          "(Tarnawski et al., NeurIPS 2020)",
          {ParamSpec::integer("max_ideals", 100000, 1, 100'000'000,
                              "stop enumerating ideals beyond this many and split one topological order instead"),
-          ParamSpec::integer("max_pairs", 200'000'000, 1, 1'000'000'000'000,
-                             "stop the exact program after looking at this many ideal pairs and split one "
-                             "topological order instead (about 16 s on a 2-core Zen 5)"),
-          ParamSpec::number("time_limit_s", 300, 0.01, 86400,
-                            "a safety net: stop the exact program after this long and split one topological order "
-                            "instead (the split then depends on the machine's speed and load)"),
+          ParamSpec::number("time_limit_s", 20, 0.01, 86400,
+                            "stop the exact program after this long and split one topological order instead"),
           headroom}},
         {"pipedream",
          "PipeDream's planner: the slowest stage of a straight pipeline over one layer order, minimized by dynamic "
