@@ -9,12 +9,12 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <unistd.h>
 
 #include "graph/GraphCompleteness.h"
 #include "graph/GraphError.h"
 #include "graph/Loaders.h"
 #include "graph/OnnxFolding.h"
+#include "ScratchFolder.h"
 
 namespace fs = std::filesystem;
 using namespace graphopt;
@@ -130,18 +130,8 @@ onnx::ModelProto flattenThenMatMul() {
     return m;
 }
 
-// One folder per test process for the models save() writes, removed when the process ends.
-struct ScratchFolder {
-    fs::path dir = fs::temp_directory_path() / ("graphopt-fold-" + std::to_string(::getpid()));
-    ScratchFolder() { fs::create_directories(dir); }
-    ~ScratchFolder() {
-        std::error_code ec;
-        fs::remove_all(dir, ec);
-    }
-};
-
 std::string save(const onnx::ModelProto& m, const std::string& stem) {
-    static const ScratchFolder scratch;
+    static const graphopt::test_support::ScratchFolder scratch("graphopt-fold-");  // removed at exit
     const std::string path = (scratch.dir / (stem + ".onnx")).string();
     std::ofstream out(path, std::ios::binary);
     m.SerializeToOstream(&out);

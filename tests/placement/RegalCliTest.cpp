@@ -1,7 +1,6 @@
 // train-policy, eval-policy and place --engine regal as a user runs them: a tiny end-to-end run,
 // the JSON summary others read, and bad input as one line on stderr with exit status 2.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -10,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "GraphoptCli.h"
+#include "ScratchFolder.h"
 
 namespace fs = std::filesystem;
 
@@ -20,17 +20,10 @@ using Result = graphopt::test_support::CliResult;
 
 int lines(const std::string& s) { return int(std::count(s.begin(), s.end(), '\n')); }
 
-// One folder per test process, removed when the process ends (a test that stops at a failed
-// ASSERT leaves nothing behind either).
+// One folder per test process, removed when the process ends (ScratchFolder); made again when a
+// test removed it.
 fs::path scratch() {
-    struct Folder {
-        fs::path dir = fs::temp_directory_path() / ("regal-cli-" + std::to_string(::getpid()));
-        ~Folder() {
-            std::error_code ec;
-            fs::remove_all(dir, ec);
-        }
-    };
-    static const Folder folder;
+    static const graphopt::test_support::ScratchFolder folder("regal-cli-");
     fs::create_directories(folder.dir);
     return folder.dir;
 }
