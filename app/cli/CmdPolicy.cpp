@@ -544,7 +544,7 @@ int cmdEvalPolicy(const ArgList& argv) {
               << (inputs.inputShapes.empty() ? "" : "; input shapes " + nlohmann::json(inputs.inputShapes).dump()) << "\n";
     if (o.seedHeuristics || !o.seedEngines.empty()) {
         std::vector<std::string> starts = o.seedEngines;
-        if (o.seedHeuristics) starts.insert(starts.begin(), {"heft", "xla-best", "single"});
+        if (o.seedHeuristics) starts.insert(starts.begin(), seedHeuristicEngines().begin(), seedHeuristicEngines().end());
         std::string list;
         for (const auto& s : starts) list += (list.empty() ? "" : ", ") + s;
         std::cout << "every BRKGA run started from the solutions of " << list << "\n";

@@ -144,6 +144,11 @@ std::vector<EngineDescription> placementEngineDescriptions() {
     return out;
 }
 
+const std::vector<std::string>& seedHeuristicEngines() {
+    static const std::vector<std::string> names = {"heft", "xla-best", "single"};
+    return names;
+}
+
 void checkSeedEngine(const std::string& name) {
     if (name == "brkga" || name == "regal")
         throw std::invalid_argument("seed_engines: '" + name + "' searches itself; give heuristics and partitioners");
@@ -160,7 +165,7 @@ SearchOutcome brkgaEngine(const SearchContext& ctx, const KeyBias& bias) {
     int64_t heuristicEvaluations = 0;
     nlohmann::json seeded = nlohmann::json::array();
     std::vector<std::string> seedNames;
-    if (ctx.params.value("seed_heuristics", false)) seedNames = {"heft", "xla-best", "single"};
+    if (ctx.params.value("seed_heuristics", false)) seedNames = seedHeuristicEngines();
     if (auto it = ctx.params.find("seed_engines"); it != ctx.params.end() && it->is_array())
         for (const auto& name : *it) {
             const std::string s = name.get<std::string>();

@@ -36,6 +36,9 @@ const std::vector<ParamSpec>& brkgaParams();
 // BRKGA on the simulator; params: population, elite_fraction, mutant_fraction, rho_e.
 // `bias` carries REGAL's per-key Beta mutants and per-key crossover probabilities.
 SearchOutcome brkgaEngine(const SearchContext& ctx, const KeyBias& bias = {});
+// The engines whose solutions BRKGA's parameter seed_heuristics starts the population from:
+// heft, xla-best and single.
+const std::vector<std::string>& seedHeuristicEngines();
 // Throws std::invalid_argument unless `name` can seed BRKGA's population (BRKGA's parameter
 // seed_engines): a known engine that does not search by BRKGA itself.
 void checkSeedEngine(const std::string& name);
