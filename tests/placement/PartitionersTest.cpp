@@ -184,6 +184,48 @@ TEST(DpContiguous, SaysSoWhenTheIdealsExplode) {
     EXPECT_TRUE(std::isfinite(dp.info.at("max_load_s").get<double>()));
 }
 
+// 6 independent chains of three ops: 4^6 = 4096 ideals, enumerated in full, and a program whose
+// work (its steps) is counted, not timed: bounded below what it needs, it stops at the same
+// point on every run (the same steps, the same split), says so, and splits one topological order;
+// with the bound above what it needs it is exact and the bound changes nothing.
+TEST(DpContiguous, StopsAtAStepCountNotAClock) {
+    test::GraphBuilder b;
+    int x = b.input("x", 10);
+    std::vector<int> ends;
+    for (int c = 0; c < 6; ++c) {
+        int t = x;
+        for (int i = 0; i < 3; ++i) t = b.op("c" + std::to_string(c) + "_" + std::to_string(i), {t}, 100, (c + 1) * 1e-3);
+        ends.push_back(t);
+    }
+    b.op("join", ends, 10, 1e-3, 0, true);
+    Graph g = b.done();
+    const DeviceModel m = test::testDevices(3, 1e-5, 1e9);
+    const SearchOutcome exact = runEngine("dp-contiguous", g, m, PlacementObjective::Throughput);
+    ASSERT_TRUE(exact.info.at("exact").get<bool>());
+    const int64_t needed = exact.info.at("steps").get<int64_t>();
+    ASSERT_GT(needed, 100'000);
+
+    const nlohmann::json bounded = {{"max_steps", needed / 4}};
+    const SearchOutcome first = runEngine("dp-contiguous", g, m, PlacementObjective::Throughput, bounded);
+    const SearchOutcome second = runEngine("dp-contiguous", g, m, PlacementObjective::Throughput, bounded);
+    EXPECT_FALSE(first.info.at("exact").get<bool>());
+    EXPECT_NE(first.info.at("note").get<std::string>().find("needs more than " + std::to_string(needed / 4) + " steps"),
+              std::string::npos)
+        << first.info.dump();
+    EXPECT_EQ(first.info.at("steps"), second.info.at("steps"));
+    EXPECT_GT(first.info.at("steps").get<int64_t>(), needed / 4);
+    EXPECT_LT(first.info.at("steps").get<int64_t>(), needed);
+    EXPECT_EQ(first.keys, second.keys);
+    // One topological order's best split is no better than the best contiguous split.
+    EXPECT_GE(first.info.at("max_load_s").get<double>(), exact.info.at("max_load_s").get<double>());
+
+    const SearchOutcome roomy =
+        runEngine("dp-contiguous", g, m, PlacementObjective::Throughput, {{"max_steps", needed + 1}});
+    EXPECT_TRUE(roomy.info.at("exact").get<bool>());
+    EXPECT_EQ(roomy.info.at("steps"), exact.info.at("steps"));
+    EXPECT_EQ(roomy.keys, exact.keys);
+}
+
 // A chain of four layers of 4, 1, 1, 4 s, each handing on 1e9 bytes at 2e9 B/s (0.5 s) over two
 // devices. PipeDream's stages: {1, 2} and {3, 4}, each 5 s; the boundary (2 x 0.5 s for a
 // training graph, 0.5 s for inference) is its own stage.

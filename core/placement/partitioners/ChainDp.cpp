@@ -112,7 +112,7 @@ IdealLattice prefixLattice(const PartitionUnits& units, const std::vector<int>& 
     return l;
 }
 
-ChainSplit chainDp(const IdealLattice& lattice, BlockLoads& loads, const BlockCost& cost,
+ChainSplit chainDp(const IdealLattice& lattice, BlockLoads& loads, const BlockCost& cost, int64_t maxSteps,
                    std::chrono::steady_clock::time_point deadline, const std::function<bool()>& cancelled) {
     const auto& classes = loads.classes();
     const int C = int(classes.size());
@@ -133,6 +133,12 @@ ChainSplit chainDp(const IdealLattice& lattice, BlockLoads& loads, const BlockCo
     for (int s = 0; s < S; ++s) best[s] = 0;  // the empty ideal needs nothing
 
     ChainSplit out;
+    // The work done: the block updates (loads.steps()) and, per pair and per ideal, the cost's
+    // and the relaxation's class-by-state updates.
+    const int64_t loadSteps0 = loads.steps();
+    int64_t ownSteps = 0;
+    const int64_t pairSteps = int64_t(S) * C + C + 1;
+    auto steps = [&] { return loads.steps() - loadSteps0 + ownSteps; };
     std::vector<double> blockCost(C);
     std::vector<int> stamp(N, -1);
     struct Frame {
@@ -170,8 +176,14 @@ ChainSplit chainDp(const IdealLattice& lattice, BlockLoads& loads, const BlockCo
             stamp[J] = I;
             loads.add(unit);
             stack.push_back({J, 0});
+            ownSteps += pairSteps;
             if ((++out.pairs & 4095) == 0) {
+                out.steps = steps();
                 if (cancelled && cancelled()) return out;
+                if (maxSteps > 0 && out.steps > maxSteps) {
+                    out.overSteps = true;
+                    return out;
+                }
                 if (std::chrono::steady_clock::now() > deadline) return out;
             }
             cost(loads, J, blockCost.data());
@@ -180,11 +192,13 @@ ChainSplit chainDp(const IdealLattice& lattice, BlockLoads& loads, const BlockCo
         // An empty block: one device fewer, the same ideal.
         double* here = best.data() + size_t(I) * S;
         std::pair<int, int>* how = back.data() + size_t(I) * S;
+        ownSteps += int64_t(S) * C;
         for (int s = 1; s < S; ++s)
             for (int c = 0; c < C; ++c)
                 if (digit(s, c) > 0 && here[s - stride[c]] < here[s]) here[s] = here[s - stride[c]], how[s] = {I, c};
     }
     out.complete = true;
+    out.steps = steps();
     const int full = lattice.full();
     out.value = best[size_t(full) * S + (S - 1)];
     if (out.value == inf) return out;

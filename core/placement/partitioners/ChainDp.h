@@ -48,6 +48,8 @@ struct ChainSplit {
     bool complete = false;  // false: stopped (deadline or cancelled) before the end
     double value = BlockLoads::kInfeasible;
     int64_t pairs = 0;                 // (I, J) pairs looked at
+    int64_t steps = 0;                 // the work done (BlockLoads::steps plus the program's own updates)
+    bool overSteps = false;            // stopped at maxSteps
     std::vector<int> unitDevice;       // device of every unit (valid when value is finite)
     int blocks = 0;                    // non-empty blocks
 };
@@ -56,7 +58,10 @@ struct ChainSplit {
 // (classCount values; BlockLoads::kInfeasible where it cannot go).
 using BlockCost = std::function<void(const BlockLoads& loads, int J, double* out)>;
 
-ChainSplit chainDp(const IdealLattice& lattice, BlockLoads& loads, const BlockCost& cost,
+// maxSteps (0: no bound) stops it, incomplete, once it has done that much work (ChainSplit::steps),
+// checked every 4096 pairs: a bound that stops at the same point on every machine, unlike the
+// deadline (kept as a safety net).
+ChainSplit chainDp(const IdealLattice& lattice, BlockLoads& loads, const BlockCost& cost, int64_t maxSteps,
                    std::chrono::steady_clock::time_point deadline, const std::function<bool()>& cancelled);
 
 }  // namespace graphopt

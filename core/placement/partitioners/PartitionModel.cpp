@@ -261,6 +261,7 @@ void BlockLoads::clear() {
 }
 
 void BlockLoads::count(int unit, int delta) {
+    steps_ += int64_t(C_) * (1 + int64_t(unitCrossings_[unit].size())) + int64_t(unitShared_[unit].size()) + 1;
     for (int c = 0; c < C_; ++c) {
         compute_[c] += delta * unitCompute_[size_t(unit) * C_ + c];
         if (!unitAllowed_[size_t(unit) * C_ + c]) disallowed_[c] += delta;

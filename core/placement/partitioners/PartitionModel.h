@@ -80,6 +80,10 @@ public:
     void clear();
     int size() const { return int(stack_.size()); }
     bool contains(int unit) const { return inSet_[unit]; }
+    // The elementary updates add() and remove() have made so far (one per class per unit, shared
+    // weight and crossing touched): a count of work that does not depend on the machine, for
+    // bounds that must give the same answer everywhere (chainDp's maxSteps).
+    int64_t steps() const { return steps_; }
 
     // The block's max-load on class c: kInfeasible when a node may not run there or the block
     // does not fit.
@@ -121,6 +125,7 @@ private:
         int64_t bytes;
         std::vector<int> units;
     };
+    int64_t steps_ = 0;
     std::vector<SharedWeight> shared_;
     std::vector<int> sharedIn_;
     std::vector<std::vector<int>> unitShared_;

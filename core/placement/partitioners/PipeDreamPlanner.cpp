@@ -48,13 +48,13 @@ SearchOutcome pipeDreamEngine(const SearchContext& ctx) {
     };
     const std::function<bool()> cancelled = [&] { return ctx.cancelled(); };
     BlockLoads loads(p, units, deviceClasses(p), headroom);
-    ChainSplit split = chainDp(lattice, loads, stage, std::chrono::steady_clock::time_point::max(), cancelled);
+    ChainSplit split = chainDp(lattice, loads, stage, 0, std::chrono::steady_clock::time_point::max(), cancelled);
     nlohmann::json info = {{"units", units.count}, {"comm_factor", factor}, {"training", training}};
     if (split.complete && split.value == BlockLoads::kInfeasible) {
         info["fits"] = false;
         info["note"] = "no split of the layer order fits the devices' memory: this one ignores memory";
         BlockLoads anyMemory(p, units, deviceClasses(p), 0.0, /*ignoreMemory=*/true);
-        split = chainDp(lattice, anyMemory, stage, std::chrono::steady_clock::time_point::max(), cancelled);
+        split = chainDp(lattice, anyMemory, stage, 0, std::chrono::steady_clock::time_point::max(), cancelled);
     }
     if (split.value != BlockLoads::kInfeasible) info["pipedream_slowest_stage_s"] = split.value;
     info["stages"] = split.blocks;
