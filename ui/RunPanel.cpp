@@ -48,15 +48,32 @@ QString labelOf(const std::string& name) {
     return s;
 }
 
+// Marks a QDoubleSpinBox that edits an integer parameter too large for a QSpinBox.
+constexpr const char* kIntegerProperty = "graphoptInteger";
+
 // One widget per parameter type; nullptr for types the panel does not edit (objects).
 QWidget* makeEditor(const ParamSpec& p, QWidget* parent) {
     QWidget* w = nullptr;
     switch (p.type) {
         case ParamSpec::Type::Integer: {
-            auto* s = new QSpinBox(parent);
-            const int top = std::numeric_limits<int>::max();
-            s->setRange(static_cast<int>(std::max(p.min, -double(top))), static_cast<int>(std::min(p.max, double(top))));
-            if (p.defaultValue.is_number()) s->setValue(p.defaultValue.get<int>());
+            const double top = std::numeric_limits<int>::max();
+            if (p.min >= -top && p.max <= top) {
+                auto* s = new QSpinBox(parent);
+                s->setRange(static_cast<int>(p.min), static_cast<int>(p.max));
+                if (p.defaultValue.is_number()) s->setValue(p.defaultValue.get<int>());
+                w = s;
+                break;
+            }
+            // Past a QSpinBox's int (dp-contiguous's max_steps: 2.5 billion by default): a whole-
+            // number QDoubleSpinBox (exact up to 2^53), read back as an integer (valueOf), stepping
+            // by a tenth of the default's order of magnitude.
+            auto* s = new QDoubleSpinBox(parent);
+            s->setProperty(kIntegerProperty, true);
+            s->setDecimals(0);
+            s->setRange(p.min, p.max);
+            const double def = p.defaultValue.is_number() ? p.defaultValue.get<double>() : 1.0;
+            s->setSingleStep(std::max(1.0, std::pow(10.0, std::floor(std::log10(std::max(1.0, def))) - 1)));
+            if (p.defaultValue.is_number()) s->setValue(def);
             w = s;
             break;
         }
@@ -118,7 +135,10 @@ QWidget* makeEditor(const ParamSpec& p, QWidget* parent) {
 // The widget's value as JSON (null: leave the parameter out, e.g. an empty file name).
 nlohmann::json valueOf(const ParamSpec& p, QWidget* w) {
     if (auto* s = qobject_cast<QSpinBox*>(w)) return s->value();
-    if (auto* s = qobject_cast<QDoubleSpinBox*>(w)) return s->value();
+    if (auto* s = qobject_cast<QDoubleSpinBox*>(w)) {
+        if (s->property(kIntegerProperty).toBool()) return static_cast<int64_t>(std::llround(s->value()));
+        return s->value();
+    }
     if (auto* c = qobject_cast<QCheckBox*>(w)) return c->isChecked();
     if (auto* c = qobject_cast<QComboBox*>(w)) {
         const QString t = c->currentText().trimmed();
@@ -140,7 +160,8 @@ nlohmann::json valueOf(const ParamSpec& p, QWidget* w) {
 }
 
 void setValue(QWidget* w, const nlohmann::json& v) {
-    if (auto* s = qobject_cast<QSpinBox*>(w); s && v.is_number()) s->setValue(v.get<int>());
+    if (auto* s = qobject_cast<QSpinBox*>(w); s && v.is_number())
+        s->setValue(static_cast<int>(std::clamp(v.get<double>(), double(s->minimum()), double(s->maximum()))));
     if (auto* s = qobject_cast<QDoubleSpinBox*>(w); s && v.is_number()) s->setValue(v.get<double>());
     if (auto* c = qobject_cast<QCheckBox*>(w); c && v.is_boolean()) c->setChecked(v.get<bool>());
     if (auto* c = qobject_cast<QComboBox*>(w); c && v.is_string()) c->setCurrentText(QString::fromStdString(v.get<std::string>()));

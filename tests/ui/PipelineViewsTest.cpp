@@ -233,6 +233,32 @@ TEST(RunPanel, OffersThroughputMicroBatchesAndAnEditedDeviceSetup) {
     qunsetenv("GRAPHOPT_USER_POLICY_DIR");
 }
 
+// An integer parameter past a QSpinBox's int (dp-contiguous's max_steps, 2.5 billion by default)
+// reaches the engine whole: the panel's spec carries the default, and a larger value set from a
+// stored run's spec comes back unchanged (a QSpinBox turned 2.5 billion into its minimum, 1).
+TEST(RunPanel, KeepsIntegerParametersPastTwoBillion) {
+    const QString savedEngine = QSettings().value("run/engine", "brkga").toString();
+    graphopt::ui::RunPanel panel;
+    RunSpec s = panel.spec();
+    s.engine = "dp-contiguous";
+    s.objective = "throughput";
+    panel.setSpec(s);
+    ASSERT_EQ(panel.spec().engine, "dp-contiguous");
+    ASSERT_NE(panel.parameterWidget("max_steps"), nullptr);
+    EXPECT_EQ(panel.spec().params.value("max_steps", int64_t(0)), int64_t(2'500'000'000));
+    EXPECT_TRUE(panel.spec().params.at("max_steps").is_number_integer());
+    s.params["max_steps"] = int64_t(40'000'000'001);
+    panel.setSpec(s);
+    EXPECT_EQ(panel.spec().params.value("max_steps", int64_t(0)), int64_t(40'000'000'001));
+    // An ordinary integer parameter stays a spin box.
+    EXPECT_EQ(panel.spec().params.value("max_ideals", int64_t(0)), int64_t(100'000));
+    s.engine = savedEngine.toStdString();
+    s.objective = "runtime";
+    s.params = nlohmann::json::object();
+    panel.setSpec(s);
+    panel.spec();
+}
+
 TEST(ScheduleView, DrawsOneNumberedBarPerNodeAndMicroBatch) {
     const PlacementResult r = pipelineResult();
     ScheduleView view;
