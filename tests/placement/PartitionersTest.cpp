@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "TestGraphs.h"
 #include "graph/Loaders.h"
@@ -37,6 +38,21 @@ SearchOutcome runEngine(const std::string& engine, const Graph& g, const DeviceM
     ctx.budget = 100;
     ctx.params = std::move(params);
     return findPlacementEngine(engine)(ctx);
+}
+
+// `chains` independent chains of three ops (100 bytes each) from one input, joined at the end:
+// 4^chains ideals. Chain c's ops cost costOf(c) seconds each.
+Graph parallelChains(int chains, const std::function<double(int)>& costOf) {
+    test::GraphBuilder b;
+    int x = b.input("x", 10);
+    std::vector<int> ends;
+    for (int c = 0; c < chains; ++c) {
+        int t = x;
+        for (int i = 0; i < 3; ++i) t = b.op("c" + std::to_string(c) + "_" + std::to_string(i), {t}, 100, costOf(c));
+        ends.push_back(t);
+    }
+    b.op("join", ends, 10, 1e-3, 0, true);
+    return b.done();
 }
 
 // The static memory of a block as PartitionModel.h defines it, written out again: the weights its
@@ -167,16 +183,7 @@ TEST(DpContiguous, FindsTheHandSplitOfTheWorkload) {
 // 12 independent chains of three ops: 4^12 ideals. With max_ideals 1000 the program says so and
 // splits one topological order instead.
 TEST(DpContiguous, SaysSoWhenTheIdealsExplode) {
-    test::GraphBuilder b;
-    int x = b.input("x", 10);
-    std::vector<int> ends;
-    for (int c = 0; c < 12; ++c) {
-        int t = x;
-        for (int i = 0; i < 3; ++i) t = b.op("c" + std::to_string(c) + "_" + std::to_string(i), {t}, 100, 1e-3);
-        ends.push_back(t);
-    }
-    b.op("join", ends, 10, 1e-3, 0, true);
-    Graph g = b.done();
+    const Graph g = parallelChains(12, [](int) { return 1e-3; });
     const SearchOutcome dp = runEngine("dp-contiguous", g, test::testDevices(4, 1e-5, 1e9),
                                        PlacementObjective::Throughput, {{"max_ideals", 1000}});
     EXPECT_FALSE(dp.info.at("exact").get<bool>());
@@ -189,16 +196,7 @@ TEST(DpContiguous, SaysSoWhenTheIdealsExplode) {
 // point on every run (the same steps, the same split), says so, and splits one topological order;
 // with the bound above what it needs it is exact and the bound changes nothing.
 TEST(DpContiguous, StopsAtAStepCountNotAClock) {
-    test::GraphBuilder b;
-    int x = b.input("x", 10);
-    std::vector<int> ends;
-    for (int c = 0; c < 6; ++c) {
-        int t = x;
-        for (int i = 0; i < 3; ++i) t = b.op("c" + std::to_string(c) + "_" + std::to_string(i), {t}, 100, (c + 1) * 1e-3);
-        ends.push_back(t);
-    }
-    b.op("join", ends, 10, 1e-3, 0, true);
-    Graph g = b.done();
+    const Graph g = parallelChains(6, [](int c) { return (c + 1) * 1e-3; });
     const DeviceModel m = test::testDevices(3, 1e-5, 1e9);
     const SearchOutcome exact = runEngine("dp-contiguous", g, m, PlacementObjective::Throughput);
     ASSERT_TRUE(exact.info.at("exact").get<bool>());

@@ -15,9 +15,15 @@
 // graph stops at the same point on every machine and under any load), and the same program runs
 // over the prefixes of one topological order (the optimal split of that order, no longer optimal
 // over all contiguous splits); the result says so (info.exact false, info.note). time_limit_s is
-// a safety net behind those two, for a machine far slower than this project's. When no contiguous split fits the
-// memory, it returns the best split that ignores memory and says so; the run reports it
-// infeasible.
+// a safety net behind those two, for a machine far slower than this project's.
+//
+// Why steps: the program did 130-150 million steps a second on one afternoon and 235-280 million
+// minutes later on the same VM, alike on graphs as different as wide-10 (116 units, 143 million
+// ideal pairs; 2.15 billion steps in all, so exact under the default) and llama_7b on 2xt4 (1,610
+// units, 29,190 ideals, 1.3 million pairs in 30 s), where a count of pairs differed a hundredfold.
+//
+// When no contiguous split fits the memory, it returns the best split that ignores memory and
+// says so; the run reports it infeasible.
 #include <chrono>
 
 #include "placement/partitioners/ChainDp.h"
@@ -26,14 +32,6 @@
 namespace graphopt {
 
 namespace {
-
-// Defaults: max_steps is 9-18 s of the program on the 2-core Zen 5 VM the project is built on. It
-// did 130-150 million steps a second on one afternoon and 235-280 million minutes later, alike on
-// graphs as different as wide-10 (116 units, 143 million ideal pairs; 2.15 billion steps in all,
-// so exact) and llama_7b on 2xt4 (1,610 units, 29,190 ideals, 1.3 million pairs in 30 s), where
-// a count of pairs differed a hundredfold. The time limit only catches a machine many times slower.
-constexpr int64_t kDefaultMaxSteps = 2'500'000'000;
-constexpr double kDefaultTimeLimitS = 600;
 
 std::string statusText(LatticeStatus s, int64_t maxIdeals, double limitS) {
     switch (s) {
@@ -49,9 +47,9 @@ std::string statusText(LatticeStatus s, int64_t maxIdeals, double limitS) {
 
 SearchOutcome dpContiguousEngine(const SearchContext& ctx) {
     const ScheduleProblem& p = *ctx.problem;
-    const int64_t maxIdeals = ctx.params.value("max_ideals", int64_t(100000));
-    const int64_t maxSteps = ctx.params.value("max_steps", kDefaultMaxSteps);
-    const double limitS = ctx.params.value("time_limit_s", kDefaultTimeLimitS);
+    const int64_t maxIdeals = ctx.params.value("max_ideals", kDpContiguousMaxIdeals);
+    const int64_t maxSteps = ctx.params.value("max_steps", kDpContiguousMaxSteps);
+    const double limitS = ctx.params.value("time_limit_s", kDpContiguousTimeLimitS);
     const double headroom = ctx.params.value("memory_headroom", 0.0);
     const auto deadline = std::chrono::steady_clock::now() +
                           std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(limitS));

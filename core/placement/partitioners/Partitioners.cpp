@@ -21,13 +21,13 @@ std::vector<EngineDescription> partitionerDescriptions() {
         {"dp-contiguous",
          "Max-load-optimal contiguous split over the devices: the dynamic program over the graph's ideals "
          "(Tarnawski et al., NeurIPS 2020)",
-         {ParamSpec::integer("max_ideals", 100000, 1, 100'000'000,
+         {ParamSpec::integer("max_ideals", kDpContiguousMaxIdeals, 1, 100'000'000,
                              "stop enumerating ideals beyond this many and split one topological order instead"),
-          ParamSpec::integer("max_steps", 2'500'000'000, 1, 1'000'000'000'000'000,
+          ParamSpec::integer("max_steps", kDpContiguousMaxSteps, 1, 1'000'000'000'000'000,
                              "stop the exact program after this much work (its updates, counted the same on "
                              "every machine: 130-280 million a second on a 2-core Zen 5) and split one "
                              "topological order instead"),
-          ParamSpec::number("time_limit_s", 600, 0.01, 86400,
+          ParamSpec::number("time_limit_s", kDpContiguousTimeLimitS, 0.01, 86400,
                             "a safety net behind max_steps: stop the exact program after this long and split one "
                             "topological order instead (whether it stops then depends on the machine and its load)"),
           headroom}},

@@ -8,6 +8,7 @@
 // They share PartitionModel.h (units, device classes, block loads) and ChainDp.h (the DP).
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -18,6 +19,12 @@
 namespace graphopt {
 
 SearchOutcome dpContiguousEngine(const SearchContext& ctx);
+// dp-contiguous's defaults, for the engine and its description alike. max_steps is 9-18 s of the
+// exact program on the 2-core Zen 5 VM the project is built on (DpContiguous.cpp says why a count
+// of steps); time_limit_s only catches a machine many times slower.
+inline constexpr int64_t kDpContiguousMaxIdeals = 100'000;
+inline constexpr int64_t kDpContiguousMaxSteps = 2'500'000'000;
+inline constexpr double kDpContiguousTimeLimitS = 600;
 SearchOutcome pipeDreamEngine(const SearchContext& ctx);
 SearchOutcome mTopoEngine(const SearchContext& ctx);
 SearchOutcome mEtfEngine(const SearchContext& ctx);
