@@ -17,12 +17,12 @@ namespace {
 using graphopt::test_support::runGraphopt;
 using Result = graphopt::test_support::CliResult;
 
-const std::string kResnet = std::string(GRAPHOPT_SOURCE_DIR) + "/resources/models/resnet18.onnx";
+const std::string kResnet18 = std::string(GRAPHOPT_SOURCE_DIR) + "/resources/models/resnet18.onnx";
 
 }  // namespace
 
 TEST(Cli, InfoJsonReportsResNet18Cost) {
-    Result r = runGraphopt("info " + kResnet + " --json");
+    Result r = runGraphopt("info " + kResnet18 + " --json");
     ASSERT_EQ(r.status, 0) << r.err;
     auto j = nlohmann::json::parse(r.out);
     for (const char* key : {"nodes", "edges", "flops", "activation_bytes", "weight_bytes", "ops"})
@@ -43,13 +43,13 @@ TEST(Cli, InputShapesAndBatchReinferTheModel) {
     const double f1 = nlohmann::json::parse(one.out)["flops"], f4 = nlohmann::json::parse(four.out)["flops"];
     EXPECT_NEAR(f4 / f1, 4.0, 0.01);
     EXPECT_EQ(nlohmann::json::parse(four.out)["input_dims_set"], "input:batch=4");
-    Result resnet4 = runGraphopt("info " + kResnet + " --input-shape input=4x3x224x224 --json");
+    Result resnet4 = runGraphopt("info " + kResnet18 + " --input-shape input=4x3x224x224 --json");
     ASSERT_EQ(resnet4.status, 0) << resnet4.err;
     EXPECT_NEAR(nlohmann::json::parse(resnet4.out)["flops"].get<double>(), 4 * 3.64e9, 0.1 * 3.64e9);
     Result tasks = runGraphopt("tasks " + transformer + " --batch 2 --json");
     ASSERT_EQ(tasks.status, 0) << tasks.err;
     // The bundled image models keep a symbolic batch: --batch re-infers them too.
-    Result resnetBatch = runGraphopt("info " + kResnet + " --batch 4 --json");
+    Result resnetBatch = runGraphopt("info " + kResnet18 + " --batch 4 --json");
     ASSERT_EQ(resnetBatch.status, 0) << resnetBatch.err;
     EXPECT_NEAR(nlohmann::json::parse(resnetBatch.out)["flops"].get<double>(),
                 nlohmann::json::parse(resnet4.out)["flops"].get<double>(), 1.0);
@@ -65,7 +65,7 @@ TEST(Cli, InputShapesAndBatchReinferTheModel) {
 }
 
 TEST(Cli, InfoPlainText) {
-    Result r = runGraphopt("info " + kResnet);
+    Result r = runGraphopt("info " + kResnet18);
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("nodes"), std::string::npos);
     EXPECT_NE(r.out.find("Conv"), std::string::npos);
@@ -84,7 +84,7 @@ TEST(Cli, InfoCountsExternalWeightsWithoutTheirData) {
     EXPECT_EQ(j["external_weight_tensors"].get<int64_t>(), 4);
     EXPECT_EQ(j["tensors_without_shape"].get<int>(), 0);
     // A model exported without weights has parameters too (ResNet-18: 11.69 M), and no external data.
-    auto resnet = nlohmann::json::parse(runGraphopt("info " + kResnet + " --json").out);
+    auto resnet = nlohmann::json::parse(runGraphopt("info " + kResnet18 + " --json").out);
     EXPECT_NEAR(resnet["parameters"].get<double>(), 11.69e6, 0.01e6);
     EXPECT_FALSE(resnet.contains("external_weight_tensors"));
 
@@ -105,7 +105,7 @@ TEST(Cli, InfoCountsExternalWeightsWithoutTheirData) {
 
 TEST(Cli, ErrorsAreOneLineAndExitTwo) {
     const std::string missing = "/nonexistent/model.onnx";
-    for (const std::string& args : std::vector<std::string>{"info " + missing, "info", "info " + kResnet + " --bogus", "frobnicate",
+    for (const std::string& args : std::vector<std::string>{"info " + missing, "info", "info " + kResnet18 + " --bogus", "frobnicate",
                                     "generate --family chain --nodes 5 --out /tmp/x.json",
                                     "generate --family tree --nodes 50 --out /tmp/x.json", "generate --nodes 50"}) {
         SCOPED_TRACE(args);
@@ -138,7 +138,7 @@ TEST(Cli, TuneRecordsEveryMeasurementInTheStore) {
     const fs::path dir = fs::temp_directory_path() / ("graphopt-cli-tune-" + std::to_string(::getpid()));
     fs::create_directories(dir);
     const std::string db = (dir / "runs.db").string();
-    Result r = runGraphopt("tune " + kResnet + " --task 1 --tuner random --measurer sim --trials 24 --seed 2 --json --db " + db);
+    Result r = runGraphopt("tune " + kResnet18 + " --task 1 --tuner random --measurer sim --trials 24 --seed 2 --json --db " + db);
     ASSERT_EQ(r.status, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);
     const int64_t runId = j["tasks"][0]["run_id"].get<int64_t>();
@@ -191,7 +191,7 @@ TEST(Cli, InfoSaysWhatItDoesNotKnow) {
     EXPECT_GT(j["tensors_without_shape"].get<int>(), 0);  // DOT has no shapes...
     EXPECT_FALSE(j.contains("warning"));                   // ...which is the format, not a gap
 
-    r = runGraphopt("info " + kResnet + " --json");
+    r = runGraphopt("info " + kResnet18 + " --json");
     j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["tensors_without_shape"], 0);
     EXPECT_EQ(j["nodes_without_flops"], 0);
@@ -208,11 +208,11 @@ TEST(Cli, RunsTheLightCommandsItselfAndHandsTheRestToGraphoptNn) {
     const std::string db = " --db " + (dir / "runs.db").string();
     const std::string missing = (dir / "no-graphopt-nn").string();
     ::setenv("GRAPHOPT_NN_PROGRAM", missing.c_str(), 1);
-    Result info = runGraphopt("info " + kResnet);
-    Result place = runGraphopt("place " + kResnet + " --engine heft" + db);
+    Result info = runGraphopt("info " + kResnet18);
+    Result place = runGraphopt("place " + kResnet18 + " --engine heft" + db);
     Result runs = runGraphopt("runs list" + db);
-    Result regal = runGraphopt("place " + kResnet + " --engine regal --budget 100" + db);
-    Result tune = runGraphopt("tune " + kResnet + " --task 1 --measurer sim --trials 2" + db);
+    Result regal = runGraphopt("place " + kResnet18 + " --engine regal --budget 100" + db);
+    Result tune = runGraphopt("tune " + kResnet18 + " --task 1 --measurer sim --trials 2" + db);
     Result help = runGraphopt("info --help");
     ::unsetenv("GRAPHOPT_NN_PROGRAM");
     EXPECT_EQ(info.status, 0) << info.err;
@@ -227,10 +227,10 @@ TEST(Cli, RunsTheLightCommandsItselfAndHandsTheRestToGraphoptNn) {
     }
     // Found (beside graphopt in the build tree), it answers as graphopt always has: REGAL places,
     // and its exit status and error lines come back unchanged.
-    Result regalRun = runGraphopt("place " + kResnet + " --engine regal --budget 100 --no-store");
+    Result regalRun = runGraphopt("place " + kResnet18 + " --engine regal --budget 100 --no-store");
     EXPECT_EQ(regalRun.status, 0) << regalRun.err;
     EXPECT_NE(regalRun.out.find("regal"), std::string::npos) << regalRun.out;
-    Result badTuner = runGraphopt("tune " + kResnet + " --tuner nope --no-store");
+    Result badTuner = runGraphopt("tune " + kResnet18 + " --tuner nope --no-store");
     EXPECT_EQ(badTuner.status, 2);
     EXPECT_EQ(badTuner.err.rfind("graphopt tune: ", 0), 0u) << badTuner.err;
     fs::remove_all(dir);

@@ -15,6 +15,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using graphopt::test_support::CliScratch;
+using graphopt::test_support::lineCount;
 using graphopt::test_support::runGraphopt;
 using Result = graphopt::test_support::CliResult;
 
@@ -25,18 +27,7 @@ const std::string kTransformer = kModels + "/transformer_encoder.onnx";
 // Conv + Relu with its input fixed at 1x3x8x8 in the file (tests/data/onnx/make_fixed_batch.py).
 const std::string kFixed = std::string(GRAPHOPT_SOURCE_DIR) + "/tests/data/onnx/fixed-batch-conv.onnx";
 
-int lines(const std::string& s) { return int(std::count(s.begin(), s.end(), '\n')); }
 
-struct Scratch {
-    fs::path dir;
-    explicit Scratch(const std::string& what)
-        : dir(fs::temp_directory_path() / ("graphopt-shapes-" + what + "-" + std::to_string(::getpid()))) {
-        fs::remove_all(dir);
-        fs::create_directories(dir);
-    }
-    ~Scratch() { fs::remove_all(dir); }
-    std::string file(const std::string& name) const { return (dir / name).string(); }
-};
 
 nlohmann::json parse(const Result& r) {
     try {
@@ -52,7 +43,7 @@ nlohmann::json parse(const Result& r) {
 // Batch 4 is four times the activations and FLOPs, not a scaled guess: the single-device schedule
 // takes longer and needs more memory, and the stored run says which inputs it ran with.
 TEST(InputShapesCli, PlaceWithABatchRunsLongerNeedsMoreMemoryAndRecordsTheShape) {
-    Scratch s("place");
+    CliScratch s("shapes-place");
     const std::string db = s.file("runs.db");
     const std::string common = " --engine single --budget 50 --seed 1 --json --db " + db;
     Result one = runGraphopt("place " + kTransformer + common);
@@ -92,7 +83,7 @@ TEST(InputShapesCli, PlaceWithABatchRunsLongerNeedsMoreMemoryAndRecordsTheShape)
 // `tune --batch` is the model's batch, as everywhere; the configurations measured together are
 // --measure-batch, still `batch_size` in the output and in the stored run's params.
 TEST(InputShapesCli, TuneBatchChangesTheTaskShapesAndMeasureBatchIsTheOldOption) {
-    Scratch s("tune");
+    CliScratch s("shapes-tune");
     const std::string db = s.file("runs.db");
     const std::string common = " --task 0 --tuner random --measurer sim --trials 2 --seed 1 --json --db " + db;
     Result one = runGraphopt("tune " + kTransformer + common);
@@ -127,7 +118,7 @@ TEST(InputShapesCli, TuneBatchChangesTheTaskShapesAndMeasureBatchIsTheOldOption)
 
 // Refused before anything runs or is stored: one line on stderr, exit status 2, nothing on stdout.
 TEST(InputShapesCli, BadSizesAreOneLineUsageErrors) {
-    Scratch s("bad");
+    CliScratch s("shapes-bad");
     const std::string db = s.file("runs.db");
     const std::string graph = s.file("g.json");
     ASSERT_EQ(runGraphopt("generate --family chain --nodes 12 --seed 1 --out " + graph).status, 0);
@@ -169,7 +160,7 @@ TEST(InputShapesCli, BadSizesAreOneLineUsageErrors) {
         SCOPED_TRACE(c.args);
         Result r = runGraphopt(c.args);
         EXPECT_EQ(r.status, 2) << r.err;
-        EXPECT_EQ(lines(r.err), 1) << r.err;
+        EXPECT_EQ(lineCount(r.err), 1) << r.err;
         EXPECT_NE(r.err.find(c.needle), std::string::npos) << r.err;
         EXPECT_TRUE(r.out.empty()) << r.out;
     }
@@ -185,7 +176,7 @@ TEST(InputShapesCli, BadSizesAreOneLineUsageErrors) {
 // that opened any of them would fail. The train split's model is read with the given batch, and
 // the stored run and the policy file say so.
 TEST(InputShapesCli, TrainPolicyNeverOpensATestSplitFileAndReadsTheTrainSplitWithTheBatch) {
-    Scratch s("train");
+    CliScratch s("shapes-train");
     fs::copy_file(kTransformer, s.dir / "transformer_encoder.onnx");
     { std::ofstream(s.dir / "garbage.onnx") << "\x08\x07not an onnx model at all\xff\xff\xff"; }
     fs::create_directories(s.dir / "folder.onnx");
@@ -245,7 +236,7 @@ TEST(InputShapesCli, EvalPolicySummaryHasAVsBestBaselineObjectAndTakesABatch) {
 // train-policy report it (file and reason, on stderr, in the summary and in --json), go on with
 // the others and exit 0; a fixed leading dimension that already equals the batch is no error.
 TEST(InputShapesCli, CommandsOverManyModelsSkipTheOnesThatCannotTakeTheBatchAndGoOn) {
-    Scratch s("skip");
+    CliScratch s("shapes-skip");
     fs::copy_file(kTransformer, s.dir / "transformer_encoder.onnx");
     fs::copy_file(kFixed, s.dir / "fixed-batch-conv.onnx");
     std::ofstream(s.dir / "splits.json") << R"({"train": ["fixed-batch-conv.onnx", "transformer_encoder.onnx"],
@@ -272,7 +263,7 @@ TEST(InputShapesCli, CommandsOverManyModelsSkipTheOnesThatCannotTakeTheBatchAndG
     // None usable: one line naming each, exit 2, nothing evaluated.
     Result none = runGraphopt("eval-policy --test " + kFixed + "," + kFixed + " --batch 4 --budget 20 --seeds 1");
     EXPECT_EQ(none.status, 2);
-    EXPECT_EQ(lines(none.err), 1) << none.err;
+    EXPECT_EQ(lineCount(none.err), 1) << none.err;
     EXPECT_NE(none.err.find("none of the 2 graphs can be used"), std::string::npos) << none.err;
     EXPECT_TRUE(none.out.empty()) << none.out;
 

@@ -18,6 +18,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using graphopt::test_support::CliScratch;
+using graphopt::test_support::lineCount;
 using graphopt::test_support::runGraphopt;
 using Result = graphopt::test_support::CliResult;
 
@@ -25,16 +27,6 @@ const std::string kData = std::string(GRAPHOPT_SOURCE_DIR) + "/tests/data/worklo
 const std::string kNeurips = kData + "/two_accelerators.json";
 const std::string kProfile = kData + "/small_profile.txt";
 
-struct Scratch {
-    fs::path dir;
-    explicit Scratch(const std::string& what)
-        : dir(fs::temp_directory_path() / ("graphopt-workload-" + what + "-" + std::to_string(::getpid()))) {
-        fs::remove_all(dir);
-        fs::create_directories(dir);
-    }
-    ~Scratch() { fs::remove_all(dir); }
-    std::string file(const std::string& name) const { return (dir / name).string(); }
-};
 
 nlohmann::json parse(const std::string& text) {
     try {
@@ -50,7 +42,6 @@ nlohmann::json readJson(const std::string& path) {
     return parse(std::string(std::istreambuf_iterator<char>(in), {}));
 }
 
-int lines(const std::string& s) { return int(std::count(s.begin(), s.end(), '\n')); }
 
 }  // namespace
 
@@ -80,12 +71,12 @@ TEST(WorkloadCli, TrainingReachesThePipeDreamLoaderAndOnlyIt) {
     EXPECT_NE(training.out.find("costs             training"), std::string::npos) << training.out;
     const Result refused = runGraphopt("info " + kNeurips + " --training");
     EXPECT_EQ(refused.status, 2);
-    EXPECT_EQ(lines(refused.err), 1) << refused.err;
+    EXPECT_EQ(lineCount(refused.err), 1) << refused.err;
     EXPECT_NE(refused.err.find("only be chosen for PipeDream profiles"), std::string::npos) << refused.err;
 }
 
 TEST(WorkloadCli, MalformedWorkloadsAreOneLineAndExitStatus2) {
-    Scratch s("bad");
+    CliScratch s("workload-bad");
     const std::vector<std::pair<std::string, std::string>> files = {
         {"w.json", R"({"maxSizePerFPGA": 10, "maxFPGAs": 1, "maxCPUs": 1, "nodes": [{"id": 1}], "edges": []})"},
         {"p.txt", "node1 -- Input0 -- forward_compute_time=0, backward_compute_time=0, activation_size=1, parameter_size=0\n"
@@ -95,7 +86,7 @@ TEST(WorkloadCli, MalformedWorkloadsAreOneLineAndExitStatus2) {
         std::ofstream(s.file(name)) << text;
         const Result r = runGraphopt("info " + s.file(name));
         EXPECT_EQ(r.status, 2) << name;
-        EXPECT_EQ(lines(r.err), 1) << r.err;
+        EXPECT_EQ(lineCount(r.err), 1) << r.err;
         EXPECT_EQ(r.err.rfind("graphopt info: " + s.file(name) + ": ", 0), 0u) << r.err;
     }
 }
@@ -121,7 +112,7 @@ TEST(WorkloadCli, PlaceRunsOnTheWorkloadsDevicesUnlessDevicesIsGiven) {
 }
 
 TEST(WorkloadCli, ExportWritesThePlacementAndTheNeuripsSplit) {
-    Scratch s("export");
+    CliScratch s("workload-export");
     const std::string common = " --engine single --budget 20 --seed 1 --no-store";
     const Result r = runGraphopt("place " + kNeurips + common + " --export " + s.file("p.json"));
     ASSERT_EQ(r.status, 0) << r.err;
@@ -151,12 +142,12 @@ TEST(WorkloadCli, ExportWritesThePlacementAndTheNeuripsSplit) {
     // A profile has no NeurIPS ids: refused before the run.
     const Result refused = runGraphopt("place " + kProfile + common + " --export " + s.file("x.json") + " --export-format neurips");
     EXPECT_EQ(refused.status, 2);
-    EXPECT_EQ(lines(refused.err), 1) << refused.err;
+    EXPECT_EQ(lineCount(refused.err), 1) << refused.err;
     EXPECT_FALSE(fs::exists(s.file("x.json")));
 }
 
 TEST(WorkloadCli, ConvertKeepsTheDevicesAndTheConstraints) {
-    Scratch s("convert");
+    CliScratch s("workload-convert");
     const Result c = runGraphopt("convert " + kNeurips + " " + s.file("w.json") + " --quiet");
     ASSERT_EQ(c.status, 0) << c.err;
     const Result info = runGraphopt("info " + s.file("w.json"));

@@ -11,7 +11,7 @@ using namespace graphopt::test;
 
 namespace {
 
-std::string errorFor(const TempDir& dir, const std::string& text, std::string* pathOut = nullptr) {
+std::string costGraphErrorFor(const TempDir& dir, const std::string& text, std::string* pathOut = nullptr) {
     return loadErrorFor(dir, "case.pbtxt", text, [](const std::string& path) { loadCostGraphText(path); }, pathOut);
 }
 
@@ -124,31 +124,31 @@ TEST(CostGraphLoader, ErrorsNameTheFileAndTheNode) {
     std::string path;
     const std::string a = "node { name: \"a\" id: 1 output_info { size: 4 } }\n";
 
-    std::string e = errorFor(dir, a + "node { name: \"b\" id: 2 input_info { preceding_node: 9 } }\n", &path);
+    std::string e = costGraphErrorFor(dir, a + "node { name: \"b\" id: 2 input_info { preceding_node: 9 } }\n", &path);
     EXPECT_EQ(e.rfind(path + ": ", 0), 0u) << e;
     EXPECT_NE(e.find("node 'b' (id 2) input 0 reads node id 9, which does not exist"), std::string::npos) << e;
 
-    e = errorFor(dir, a + "node { name: \"b\" id: 2 input_info { preceding_node: 1 preceding_port: 3 } }\n");
+    e = costGraphErrorFor(dir, a + "node { name: \"b\" id: 2 input_info { preceding_node: 1 preceding_port: 3 } }\n");
     EXPECT_NE(e.find("node 'b' (id 2) input 0 reads port 3 of node 'a', which has 1 outputs"), std::string::npos) << e;
 
-    e = errorFor(dir, a + "node { name: \"b\" id: 1 }\n");
+    e = costGraphErrorFor(dir, a + "node { name: \"b\" id: 1 }\n");
     EXPECT_NE(e.find("node 'b' (id 1) reuses the id of node 'a'"), std::string::npos) << e;
 
-    e = errorFor(dir, a + "node { name: \"a\" id: 2 }\n");
+    e = costGraphErrorFor(dir, a + "node { name: \"a\" id: 2 }\n");
     EXPECT_NE(e.find("duplicate node name 'a'"), std::string::npos) << e;
 
-    e = errorFor(dir, a + "node { name: \"b\" id: 2 control_input: 5 }\n");
+    e = costGraphErrorFor(dir, a + "node { name: \"b\" id: 2 control_input: 5 }\n");
     EXPECT_NE(e.find("node 'b' (id 2) has control input id 5, which does not exist"), std::string::npos) << e;
 
-    e = errorFor(dir,
+    e = costGraphErrorFor(dir,
                  "node { name: \"a\" id: 1 input_info { preceding_node: 2 } output_info { size: 4 } }\n"
                  "node { name: \"b\" id: 2 input_info { preceding_node: 1 } output_info { size: 4 } }\n");
     EXPECT_NE(e.find("cycle"), std::string::npos) << e;
 
-    e = errorFor(dir, "node { name: \"a\" id: 1 compute_cost: -3 }\n");
+    e = costGraphErrorFor(dir, "node { name: \"a\" id: 1 compute_cost: -3 }\n");
     EXPECT_NE(e.find("negative compute_cost"), std::string::npos) << e;
 
-    e = errorFor(dir, "node { id: 1 }\n");
+    e = costGraphErrorFor(dir, "node { id: 1 }\n");
     EXPECT_NE(e.find("node #1 (id 1) has no name"), std::string::npos) << e;
 }
 
@@ -156,27 +156,27 @@ TEST(CostGraphLoader, ParseErrorsGiveLineAndColumnWithoutStderr) {
     TempDir dir;
     std::string path;
     testing::internal::CaptureStderr();
-    std::string e = errorFor(dir, "node {\n  name: \"a\"\n  id: x\n}\n", &path);
+    std::string e = costGraphErrorFor(dir, "node {\n  name: \"a\"\n  id: x\n}\n", &path);
     EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
     EXPECT_EQ(e.rfind(path + ": line 3 col ", 0), 0u) << e;
 
-    e = errorFor(dir, "node { name: \"a\" id: 1 output_info { dtype: DT_NOT_A_TYPE } }\n");
+    e = costGraphErrorFor(dir, "node { name: \"a\" id: 1 output_info { dtype: DT_NOT_A_TYPE } }\n");
     EXPECT_EQ(e.rfind(path + ": line 1 col ", 0), 0u) << e;
 
-    e = errorFor(dir, "node { name: \"a\"");  // truncated
+    e = costGraphErrorFor(dir, "node { name: \"a\"");  // truncated
     EXPECT_EQ(e.rfind(path + ": line 1 col ", 0), 0u) << e;
 
-    e = errorFor(dir, " \n\t\n");
+    e = costGraphErrorFor(dir, " \n\t\n");
     EXPECT_EQ(e, path + ": the file is empty");
-    e = errorFor(dir, "# only a comment\n");
+    e = costGraphErrorFor(dir, "# only a comment\n");
     EXPECT_EQ(e, path + ": no nodes (empty file, or not a CostGraphDef)");
 
-    e = errorFor(dir, std::string("node {\0\x01\x02}", 11));
+    e = costGraphErrorFor(dir, std::string("node {\0\x01\x02}", 11));
     EXPECT_EQ(e, path + ": binary data, not a CostGraphDef in protobuf text format");
 
     std::string deep;
     for (int i = 0; i < 10000; ++i) deep += "x { ";
-    e = errorFor(dir, "node { name: \"a\" id: 1 " + deep);
+    e = costGraphErrorFor(dir, "node { name: \"a\" id: 1 " + deep);
     EXPECT_NE(e.find("nested more than 64 levels"), std::string::npos) << e;
 }
 

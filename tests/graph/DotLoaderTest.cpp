@@ -18,7 +18,7 @@ std::vector<std::string> inputNames(const Graph& g, const Node& n) {
     return out;
 }
 
-std::string errorFor(const TempDir& dir, const std::string& text, std::string* pathOut = nullptr) {
+std::string dotErrorFor(const TempDir& dir, const std::string& text, std::string* pathOut = nullptr) {
     return loadErrorFor(dir, "case.dot", text, [](const std::string& path) { loadDot(path); }, pathOut);
 }
 
@@ -79,64 +79,64 @@ TEST(DotLoader, ErrorsNameTheFile) {
     TempDir dir;
     std::string path;
     testing::internal::CaptureStderr();
-    std::string e = errorFor(dir, "digraph g {\n a -> b;\n b -> -> c;\n}\n", &path);
+    std::string e = dotErrorFor(dir, "digraph g {\n a -> b;\n b -> -> c;\n}\n", &path);
     EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
     EXPECT_EQ(e.rfind(path + ": ", 0), 0u) << e;
     EXPECT_NE(e.find(": DOT syntax error in line "), std::string::npos) << e;
 
     // cgraph keeps parser state in globals: a good file right after a bad one still loads.
-    EXPECT_EQ(errorFor(dir, "digraph { a -> b }"), "");
+    EXPECT_EQ(dotErrorFor(dir, "digraph { a -> b }"), "");
 
-    e = errorFor(dir, "graph g { a -- b }");
+    e = dotErrorFor(dir, "graph g { a -- b }");
     EXPECT_NE(e.find("undirected"), std::string::npos) << e;
 
-    e = errorFor(dir, "");
+    e = dotErrorFor(dir, "");
     EXPECT_EQ(e, path + ": the file is empty");
-    e = errorFor(dir, "/* no graph */");
+    e = dotErrorFor(dir, "/* no graph */");
     EXPECT_EQ(e, path + ": no graph found (not a DOT file)");
 
     // Names and parser messages quote the file; control bytes and broken UTF-8 are escaped.
-    e = errorFor(dir, "digraph { \"a\x1b[31m\xff\" [bytes=x] }");
+    e = dotErrorFor(dir, "digraph { \"a\x1b[31m\xff\" [bytes=x] }");
     EXPECT_EQ(e, path + ": node 'a\\x1b[31m\\xff': attribute bytes=\"x\" is not a non-negative integer");
-    e = errorFor(dir, "digraph { a -> \x01 }");
+    e = dotErrorFor(dir, "digraph { a -> \x01 }");
     EXPECT_EQ(e, path + ": DOT syntax error in line 1 near '\\x01'");
 
-    e = errorFor(dir, "digraph {}");
+    e = dotErrorFor(dir, "digraph {}");
     EXPECT_EQ(e, path + ": the DOT graph has no nodes");
 
-    e = errorFor(dir, std::string("digraph {\0 a }", 14));
+    e = dotErrorFor(dir, std::string("digraph {\0 a }", 14));
     EXPECT_EQ(e, path + ": binary data, not a Graphviz DOT file");
 
-    e = errorFor(dir, "digraph { a [bytes=\"lots\"] }");
+    e = dotErrorFor(dir, "digraph { a [bytes=\"lots\"] }");
     EXPECT_EQ(e, path + ": node 'a': attribute bytes=\"lots\" is not a non-negative integer");
 
-    e = errorFor(dir, "digraph { a [flops=-1] }");
+    e = dotErrorFor(dir, "digraph { a [flops=-1] }");
     EXPECT_EQ(e, path + ": node 'a': attribute flops=\"-1\" is not a non-negative number");
 
-    e = errorFor(dir, "digraph { a -> b [bytes=\"1e99\"] }");
+    e = dotErrorFor(dir, "digraph { a -> b [bytes=\"1e99\"] }");
     EXPECT_EQ(e, path + ": edge 'a' -> 'b': attribute bytes=\"1e99\" is not a non-negative integer");
 
     // The parser's stack overflows on absurd nesting; cgraph then returns a partial graph.
-    e = errorFor(dir, "digraph {" + std::string(50000, '{') + "a" + std::string(50000, '}') + "}");
+    e = dotErrorFor(dir, "digraph {" + std::string(50000, '{') + "a" + std::string(50000, '}') + "}");
     EXPECT_EQ(e.rfind(path + ": DOT memory exhausted", 0), 0u) << e;
 
     // An error after thousands of warnings is still seen and reported.
     std::string noisy = "digraph {";
     for (int i = 0; i < 2000; ++i) noisy += " 1n" + std::to_string(i);  // "badly delimited number" warnings
-    e = errorFor(dir, noisy + " -> -> }");
+    e = dotErrorFor(dir, noisy + " -> -> }");
     EXPECT_NE(e.find(": DOT syntax error in line 1 near '->'"), std::string::npos) << e.substr(0, 300);
 
     // Warnings alone do not stop loading, and stay off stderr.
     testing::internal::CaptureStderr();
-    e = errorFor(dir, "digraph { 1a -> b }");  // "badly delimited number": nodes 1, a and b
+    e = dotErrorFor(dir, "digraph { 1a -> b }");  // "badly delimited number": nodes 1, a and b
     EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
     EXPECT_EQ(e, "");
     EXPECT_EQ(loadDot(path).nodeCount(), 3u);
 
-    e = errorFor(dir, "digraph { a -> b -> a }");
+    e = dotErrorFor(dir, "digraph { a -> b -> a }");
     EXPECT_NE(e.find("cycle"), std::string::npos) << e;
 
-    e = errorFor(dir, "digraph { a -> a }");
+    e = dotErrorFor(dir, "digraph { a -> a }");
     EXPECT_NE(e.find("cycle through node 'a'"), std::string::npos) << e;
 }
 

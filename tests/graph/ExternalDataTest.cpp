@@ -8,20 +8,17 @@
 
 #include "graph/GraphCompleteness.h"
 #include "graph/Loaders.h"
+#include "GraphTestFiles.h"
 
 namespace fs = std::filesystem;
 using namespace graphopt;
+using graphopt::test::kModels;
+using graphopt::test::tensorNamed;
 
 namespace {
 
 const std::string kData = std::string(GRAPHOPT_SOURCE_DIR) + "/tests/data/onnx/";
-const std::string kModels = std::string(GRAPHOPT_SOURCE_DIR) + "/resources/models/";
 
-const Tensor& tensorNamed(const Graph& g, const std::string& name) {
-    const int t = g.findTensor(name);
-    if (t < 0) throw std::runtime_error("no tensor " + name);
-    return g.tensors()[t];
-}
 
 // Elements of floating-point weights but scalars: what `graphopt info` reports as parameters.
 double parameters(const Graph& g) {

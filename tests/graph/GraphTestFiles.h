@@ -14,6 +14,9 @@
 
 namespace graphopt::test {
 
+// The bundled models' folder, with its trailing slash.
+inline const std::string kModels = std::string(GRAPHOPT_SOURCE_DIR) + "/resources/models/";
+
 inline std::string dataPath(const std::string& relative) {
     return std::string(GRAPHOPT_SOURCE_DIR) + "/tests/data/" + relative;
 }

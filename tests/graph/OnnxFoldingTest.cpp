@@ -15,13 +15,15 @@
 #include "graph/Loaders.h"
 #include "graph/OnnxFolding.h"
 #include "ScratchFolder.h"
+#include "GraphTestFiles.h"
 
 namespace fs = std::filesystem;
 using namespace graphopt;
+using graphopt::test::kModels;
+using graphopt::test::tensorNamed;
 
 namespace {
 
-const std::string kModels = std::string(GRAPHOPT_SOURCE_DIR) + "/resources/models/";
 
 // The Transformer encoder of tools/export_models.py: d_model 256, 8 heads, feed-forward 1024,
 // 4 layers, sequence 128.
@@ -138,11 +140,6 @@ std::string save(const onnx::ModelProto& m, const std::string& stem) {
     return path;
 }
 
-const Tensor& tensorNamed(const Graph& g, const std::string& name) {
-    const int t = g.findTensor(name);
-    EXPECT_GE(t, 0) << name;
-    return g.tensors()[static_cast<size_t>(std::max(t, 0))];
-}
 
 }  // namespace
 

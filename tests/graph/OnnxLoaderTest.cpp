@@ -11,9 +11,11 @@
 #include "graph/GraphError.h"
 #include "graph/Loaders.h"
 #include "graph/OpCosts.h"
+#include "GraphTestFiles.h"
 
 namespace fs = std::filesystem;
 using namespace graphopt;
+using graphopt::test::kModels;
 
 namespace {
 
@@ -26,12 +28,11 @@ std::vector<std::string> filesUnder(const std::string& dir, const std::string& e
     return out;
 }
 
-const std::string kModels = std::string(GRAPHOPT_SOURCE_DIR) + "/resources/models";
 
 }  // namespace
 
 TEST(OnnxLoader, ResNet18MatchesPublishedCost) {
-    const Graph g = loadGraph(kModels + "/resnet18.onnx");
+    const Graph g = loadGraph(kModels + "resnet18.onnx");
     // 1.81 G multiply-accumulates at 224x224 -> 3.63 GFLOP with multiply-add = 2 FLOPs.
     EXPECT_NEAR(g.totalFlops(), 3.63e9, 0.1 * 3.63e9);
     // Parameters of ResNet-18: 11.69 M floats, all seen as weights although the file has none.

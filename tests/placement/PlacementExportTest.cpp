@@ -16,10 +16,10 @@
 namespace graphopt {
 namespace {
 
-const std::string kWorkload = std::string(GRAPHOPT_SOURCE_DIR) + "/tests/data/workloads/two_accelerators.json";
+const std::string kNeuripsWorkload = std::string(GRAPHOPT_SOURCE_DIR) + "/tests/data/workloads/two_accelerators.json";
 
 struct Fixture {
-    Graph g = loadGraph(kWorkload);
+    Graph g = loadGraph(kNeuripsWorkload);
     DeviceModel devices = *DeviceModel::fromGraph(g);
     PlacementResult r;
     Fixture() {

@@ -15,7 +15,7 @@ using namespace graphopt::regal;
 
 namespace {
 
-Graph chain(int nodes, uint64_t seed) {
+Graph generatedChain(int nodes, uint64_t seed) {
     return generateGraph({.family = GraphFamily::Chain, .nodes = nodes, .seed = seed});
 }
 
@@ -29,7 +29,7 @@ ScheduleCosts allOnOne(const Graph& g, const DeviceModel& d) {
 }  // namespace
 
 TEST(RegalDataset, AShareOfTheSingleDeviceNeedMakesTheLimitBind) {
-    const Graph g = chain(60, 3);
+    const Graph g = generatedChain(60, 3);
     const DeviceModel base = DeviceModel::preset("2xgpu-pcie");
     const int64_t need = singleDevicePeakBytes(g, base);
     ASSERT_GT(need, 0);
@@ -48,7 +48,7 @@ TEST(RegalDataset, AShareOfTheSingleDeviceNeedMakesTheLimitBind) {
 // the high limit gains little); one that fits nowhere has none either; the verdict's costs are
 // BRKGA's own at the two limits, and it follows the rule from them.
 TEST(RegalDataset, TheVerdictFollowsThePapersRule) {
-    const Graph g = chain(60, 3);
+    const Graph g = generatedChain(60, 3);
     const DeviceModel base = DeviceModel::preset("2xgpu-pcie");
     const int64_t need = singleDevicePeakBytes(g, base);
     const RoomRule rule{100, 2000, 0.2};
@@ -81,7 +81,7 @@ TEST(RegalDataset, TightMemoryLeavesRoomForTheLongSearch) {
     const DeviceModel base = DeviceModel::preset("2xgpu-pcie");
     int keptForFit = 0;
     for (uint64_t seed = 1; seed <= 4; ++seed) {
-        const Graph g = chain(80, seed);
+        const Graph g = generatedChain(80, seed);
         const DeviceModel d = withMemoryShare(base, singleDevicePeakBytes(g, base), 0.6);
         const PolicyGraph pg = preparePolicyGraph("g", g, d, PlacementObjective::Runtime);
         const RoomVerdict v = roomForImprovement(pg, RoomRule{20, 3000, 0.2}, 1, 1);
@@ -106,7 +106,7 @@ TEST(RegalDataset, TrainingReadsEachGraphOnItsOwnDevices) {
     const DeviceModel base = DeviceModel::preset("2xgpu-pcie");
     std::vector<int64_t> memory;
     auto write = [&](const std::string& split, const std::string& name, uint64_t seed, double share) {
-        Graph g = chain(40, seed);
+        Graph g = generatedChain(40, seed);
         const DeviceModel d = withMemoryShare(base, singleDevicePeakBytes(g, base), share);
         g.metadata[DeviceModel::kGraphDevicesKey] = d.toJson().dump();
         saveJson(g, (dir / split / (name + ".json")).string());
@@ -164,7 +164,7 @@ TEST(RegalDataset, TrainingReadsEachGraphOnItsOwnDevices) {
                 << e.what();
         }
     }
-    saveJson(chain(30, 9), (dir / "train" / "c.json").string());
+    saveJson(generatedChain(30, 9), (dir / "train" / "c.json").string());
     try {
         buildTrainingSet(o, base, PlacementObjective::Runtime);
         ADD_FAILURE() << "a graph without its device setup was read";

@@ -1,6 +1,8 @@
 // Running the `graphopt` binary from a test: exit status, stdout and stderr.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -58,6 +60,15 @@ inline CliResult runGraphopt(const TempDir& dir, const std::vector<std::string>&
     r.out = readBytes(out);
     r.err = readBytes(err);
     return r;
+}
+
+// `graphopt generate` of a layered graph of `nodes` nodes (seed 3) into `dir`/`name`: its path.
+inline std::string generateLayered(const TempDir& dir, const std::string& name, int nodes) {
+    const std::string path = dir.file(name);
+    auto r = runGraphopt(dir, {"generate", "--family", "layered", "--nodes", std::to_string(nodes), "--seed", "3",
+                               "--out", path});
+    EXPECT_EQ(r.status, 0) << r.err;
+    return path;
 }
 
 }  // namespace graphopt::testing

@@ -15,21 +15,9 @@
 using namespace graphopt;
 using namespace graphopt::testing;
 
-namespace {
-
-std::string generate(const TempDir& dir, const std::string& name, int nodes) {
-    const std::string path = dir.file(name);
-    auto r = runGraphopt(dir, {"generate", "--family", "layered", "--nodes", std::to_string(nodes), "--seed", "3",
-                               "--out", path});
-    EXPECT_EQ(r.status, 0) << r.err;
-    return path;
-}
-
-}  // namespace
-
 TEST(PlaceRecording, FinishedRunIsStoredWithEventsAndResult) {
     TempDir dir;
-    const std::string model = generate(dir, "g.json", 60), db = dir.file("runs.db");
+    const std::string model = generateLayered(dir, "g.json", 60), db = dir.file("runs.db");
     auto r = runGraphopt(dir, {"place", model, "--budget", "800", "--seed", "5", "--json", "--db", db});
     ASSERT_EQ(r.status, 0) << r.err;
     auto out = nlohmann::json::parse(r.out);
@@ -62,7 +50,7 @@ TEST(PlaceRecording, FinishedRunIsStoredWithEventsAndResult) {
 
 TEST(PlaceRecording, NoStoreRecordsNothing) {
     TempDir dir;
-    const std::string model = generate(dir, "g.json", 30), db = dir.file("runs.db");
+    const std::string model = generateLayered(dir, "g.json", 30), db = dir.file("runs.db");
     auto r = runGraphopt(dir, {"place", model, "--budget", "200", "--no-store", "--db", db});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_FALSE(std::filesystem::exists(db));
@@ -70,7 +58,7 @@ TEST(PlaceRecording, NoStoreRecordsNothing) {
 
 TEST(PlaceRecording, KilledRunIsInterruptedWithItsEventsAndTheDatabaseIntact) {
     TempDir dir;
-    const std::string small = generate(dir, "small.json", 50), big = generate(dir, "big.json", 5000);
+    const std::string small = generateLayered(dir, "small.json", 50), big = generateLayered(dir, "big.json", 5000);
     const std::string db = dir.file("runs.db");
     // Earlier runs that must survive the crash unchanged.
     for (const char* engine : {"brkga", "random"}) {
@@ -126,7 +114,7 @@ TEST(PlaceRecording, KilledRunIsInterruptedWithItsEventsAndTheDatabaseIntact) {
 
 TEST(PlaceRecording, TwoPlaceProcessesShareOneDatabase) {
     TempDir dir;
-    const std::string model = generate(dir, "g.json", 400), db = dir.file("runs.db");
+    const std::string model = generateLayered(dir, "g.json", 400), db = dir.file("runs.db");
     std::vector<pid_t> pids;
     for (int k = 0; k < 2; ++k)
         for (const char* engine : {"brkga", "random"})
@@ -147,7 +135,7 @@ TEST(PlaceRecording, TwoPlaceProcessesShareOneDatabase) {
 
 TEST(PlaceRecording, SigintIsStoredAsCancelledWithTheBestSoFar) {
     TempDir dir;
-    const std::string model = generate(dir, "g.json", 2000), db = dir.file("runs.db");
+    const std::string model = generateLayered(dir, "g.json", 2000), db = dir.file("runs.db");
     pid_t pid = startGraphopt({"place", model, "--budget", "1000000000", "--threads", "1", "--db", db});
     int64_t seen = 0;
     for (int i = 0; i < 600 && seen < 2; ++i) {
@@ -165,7 +153,7 @@ TEST(PlaceRecording, SigintIsStoredAsCancelledWithTheBestSoFar) {
 
 TEST(PlaceRecording, CorruptDatabaseStopsPlaceBeforeItRunsAndStaysUntouched) {
     TempDir dir;
-    const std::string model = generate(dir, "g.json", 30), db = dir.file("runs.db");
+    const std::string model = generateLayered(dir, "g.json", 30), db = dir.file("runs.db");
     writeBytes(db, "not a database\n");
     auto r = runGraphopt(dir, {"place", model, "--budget", "200", "--db", db});
     EXPECT_EQ(r.status, 2);

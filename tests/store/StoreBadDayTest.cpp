@@ -38,14 +38,6 @@ using namespace graphopt::testing;
 
 namespace {
 
-std::string generate(const TempDir& dir, const std::string& name, int nodes) {
-    const std::string path = dir.file(name);
-    auto r = runGraphopt(dir, {"generate", "--family", "layered", "--nodes", std::to_string(nodes), "--seed", "3",
-                               "--out", path});
-    EXPECT_EQ(r.status, 0) << r.err;
-    return path;
-}
-
 // `graphopt ARGS...` with its files limited to `maxFileBytes` (SIGXFSZ ignored, so a write past
 // the limit fails with EFBIG, as one on a full disk fails with ENOSPC).
 CliResult runGraphoptWithFileLimit(const TempDir& dir, const std::vector<std::string>& args, rlim_t maxFileBytes) {
@@ -113,7 +105,7 @@ private:
 
 TEST(StoreBadDay, FullDiskReportsOneLineExitsOneAndKeepsEveryCommittedRun) {
     TempDir dir;
-    const std::string small = generate(dir, "small.json", 40), big = generate(dir, "big.json", 300);
+    const std::string small = generateLayered(dir, "small.json", 40), big = generateLayered(dir, "big.json", 300);
     const std::string db = dir.file("runs.db");
     for (const char* engine : {"brkga", "random"}) {
         auto r = runGraphopt(dir, {"place", small, "--engine", engine, "--budget", "400", "--db", db});
@@ -155,7 +147,7 @@ TEST(StoreBadDay, FullDiskReportsOneLineExitsOneAndKeepsEveryCommittedRun) {
 
 TEST(StoreBadDay, ReadOnlyDatabaseListsAndShowsButRefusesToStartARun) {
     TempDir dir;
-    const std::string model = generate(dir, "g.json", 40);
+    const std::string model = generateLayered(dir, "g.json", 40);
     const std::string folder = dir.file("store");
     std::filesystem::create_directory(folder);
     const std::string db = folder + "/runs.db";
@@ -193,7 +185,7 @@ TEST(StoreBadDay, ReadOnlyDatabaseListsAndShowsButRefusesToStartARun) {
 
 TEST(StoreBadDay, GuiAndCliRecordingAtOnceLoseNoEvent) {
     TempDir dir;
-    const std::string model = generate(dir, "g.json", 60), db = dir.file("runs.db");
+    const std::string model = generateLayered(dir, "g.json", 60), db = dir.file("runs.db");
     const std::string budget = "60000", seed = "11";
     // The CLI's run, and the same run recorded the GUI's way in this process, at the same time.
     pid_t cli = startGraphopt({"place", model, "--budget", budget, "--seed", seed, "--threads", "1", "--db", db});

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -37,5 +38,25 @@ inline CliResult runGraphopt(const std::string& args) {
     fs::remove(errFile);
     return r;
 }
+
+// A fresh folder for one test's files (graphopt-NAME-PID in the temporary directory), removed
+// with everything in it when the test's scope ends.
+struct CliScratch {
+    std::filesystem::path dir;
+    explicit CliScratch(const std::string& name)
+        : dir(std::filesystem::temp_directory_path() / ("graphopt-" + name + "-" + std::to_string(::getpid()))) {
+        std::filesystem::remove_all(dir);
+        std::filesystem::create_directories(dir);
+    }
+    ~CliScratch() {
+        std::error_code ec;
+        std::filesystem::remove_all(dir, ec);
+    }
+    CliScratch(const CliScratch&) = delete;
+    CliScratch& operator=(const CliScratch&) = delete;
+    std::string file(const std::string& name) const { return (dir / name).string(); }
+};
+
+inline int lineCount(const std::string& s) { return int(std::count(s.begin(), s.end(), '\n')); }
 
 }  // namespace graphopt::test_support

@@ -21,7 +21,7 @@ using graphopt::ui::BackgroundJob;
 
 namespace {
 
-const std::string kResnet = GRAPHOPT_SOURCE_DIR "/resources/models/resnet18.onnx";
+const std::string kResnetFile = GRAPHOPT_SOURCE_DIR "/resources/models/resnet18.onnx";
 
 // A run that keeps its graph alive (the GUI hands runs to the job the same way).
 template <typename R, typename... Args>
@@ -75,13 +75,13 @@ TEST(BackgroundJob, RunsAPlacementATuningAndATrainingRunAndStoresEach) {
     const qint64 placementRun = job.runId();
 
     // Tuning, on the simulated CPU.
-    const auto resnet = std::make_shared<const Graph>(loadGraph(kResnet));
+    const auto resnet = std::make_shared<const Graph>(loadGraph(kResnetFile));
     RunSpec tune;
     tune.engine = "random";
     tune.budget = 24;
     tune.seed = 2;
     tune.params = {{"task_index", 1}, {"measurer", "sim"}, {"batch_size", 8}};
-    ASSERT_TRUE(job.startRun(withGraph<tuning::TuningRun>(resnet, tune, kResnet), db));
+    ASSERT_TRUE(job.startRun(withGraph<tuning::TuningRun>(resnet, tune, kResnetFile), db));
     ASSERT_TRUE(waitForEnd(job));
     const auto* tuned = job.outcomeAs<tuning::TuningResult>();
     ASSERT_NE(tuned, nullptr);

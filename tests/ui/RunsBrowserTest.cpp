@@ -22,12 +22,12 @@ using graphopt::ui::RunsBrowser;
 namespace {
 
 const QString kCli = QStringLiteral(GRAPHOPT_BINARY_DIR "/app/graphopt");
-const QString kModels = QStringLiteral(GRAPHOPT_SOURCE_DIR "/resources/models/");
+const QString kBundledModels = QStringLiteral(GRAPHOPT_SOURCE_DIR "/resources/models/");
 
 // `graphopt place MODEL --engine E ...` into `db`, as a user at a terminal would.
 void place(const QString& db, const QString& model, const QString& engine, int seed = 1) {
     QProcess p;
-    p.start(kCli, {"place", kModels + model, "--engine", engine, "--budget", "400", "--seed", QString::number(seed),
+    p.start(kCli, {"place", kBundledModels + model, "--engine", engine, "--budget", "400", "--seed", QString::number(seed),
                    "--threads", "1", "--db", db});
     ASSERT_TRUE(p.waitForFinished(120000));
     ASSERT_EQ(p.exitCode(), 0) << p.readAllStandardError().toStdString();
@@ -129,7 +129,7 @@ TEST(RunsBrowser, FiltersDeletesExportsAndOpensAStoredPlacement) {
     ASSERT_TRUE(laidOut.wait(60000));
     ASSERT_NE(w.lastResult(), nullptr);
     EXPECT_EQ(w.lastResult()->seed, 2u);
-    EXPECT_EQ(w.currentPath(), kModels + "squeezenet1_0.onnx");
+    EXPECT_EQ(w.currentPath(), kBundledModels + "squeezenet1_0.onnx");
     EXPECT_GT(w.lastResult()->placement.size(), 0u);
     EXPECT_FALSE(w.openStoredRun(99, &error));
     EXPECT_TRUE(error.contains("99")) << error.toStdString();
