@@ -148,8 +148,10 @@ TEST(PackedTemplate, AgreesWithLibtorchOnResNet18AndMobileNetV2AtAvx2Width) {
 }
 
 TEST(PackedTemplate, ADroppedChannelBlockIsAFailedMeasurement) {
-    for (int lanes : {8, 16}) {
-        if (lanes > hostVectorLanes()) continue;
+    // At the host's vector width only: the check of the output does not depend on it (both widths
+    // are compiled and checked against libtorch above), and each width costs two workers.
+    {
+        const int lanes = hostVectorLanes();
         // Four input-channel blocks of 16 (ic_bn 16 is the second of its values); the broken kernel
         // leaves the last one out.
         const TuningTask t = withPackedTemplate(makeConv2d(1, 64, 14, 14, 64, 3, 1, 1), lanes);

@@ -165,11 +165,11 @@ TEST(TuneCli, RealMeasurementsReportTheTemplateAndLibtorch) {
     EXPECT_GT(j["tuned_vs_libtorch"].get<double>(), 0);
     // The older templates stay available for the same task.
     const Output packed = runGraphopt("tune " + resnet18() +
-                                      " --task 4 --tuner random --measurer halide --template packed --trials 2 --min-time 0 --json --no-store");
+                                      " --task 4 --tuner random --measurer halide --template packed --trials 1 --min-time 0 --json --no-store");
     ASSERT_EQ(packed.status, 0);
     EXPECT_EQ(nlohmann::json::parse(packed.out)["tasks"][0]["template"], "packed");
     const Output nchw = runGraphopt("tune " + resnet18() +
-                                    " --task 4 --tuner random --measurer halide --template nchw --trials 2 --min-time 0 --json --no-store");
+                                    " --task 4 --tuner random --measurer halide --template nchw --trials 1 --min-time 0 --json --no-store");
     ASSERT_EQ(nchw.status, 0);
     EXPECT_EQ(nlohmann::json::parse(nchw.out)["tasks"][0]["template"], "nchw");
 }
