@@ -13,7 +13,7 @@ namespace graphopt::ui {
 
 namespace {
 
-constexpr int kPollMs = 50;  // how often the worker looks at the cancel token while dot runs
+constexpr int kLayoutPollMs = 50;  // how often the worker looks at the cancel token while dot runs
 
 // On the worker thread: `graphopt layout MODEL --json` in a child process, killed when the job is
 // cancelled (returns an empty layout then, which nobody reads: a cancelled job's result is dropped
@@ -23,7 +23,7 @@ GraphLayout layoutInChildProcess(const QString& cli, const QString& modelPath, b
     if (horizontal) args << "--horizontal";
     ChildOutcome r;
     try {
-        r = runChild(cli, args, [&ctx] { return ctx.cancelled(); }, 0, kPollMs);
+        r = runChild(cli, args, [&ctx] { return ctx.cancelled(); }, 0, kLayoutPollMs);
     } catch (const std::exception&) {
         throw std::runtime_error("could not start " + cli.toStdString() + " for the layout");
     }

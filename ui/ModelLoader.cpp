@@ -12,7 +12,7 @@
 namespace graphopt::ui {
 
 namespace {
-constexpr int kPollMs = 25;  // how often the waiting thread looks at `cancelled`
+constexpr int kLoadPollMs = 25;  // how often the waiting thread looks at `cancelled`
 }
 
 std::shared_ptr<const Graph> loadModelIsolated(const QString& path, const ModelLoadOptions& options,
@@ -33,7 +33,7 @@ std::shared_ptr<const Graph> loadModelIsolated(const QString& path, const ModelL
     if (batch > 0) args << "--batch" << QString::number(batch);
     ChildOutcome r;
     try {
-        r = runChild(options.cliPath, args, [&cancelled] { return cancelled.load(); }, options.timeoutMs, kPollMs);
+        r = runChild(options.cliPath, args, [&cancelled] { return cancelled.load(); }, options.timeoutMs, kLoadPollMs);
     } catch (const std::exception&) {
         throw std::runtime_error(where + "could not start " + options.cliPath.toStdString() + " to read it");
     }
