@@ -21,6 +21,7 @@
 
 #include "execution/CorePinning.h"
 #include "execution/PlacementExecutor.h"
+#include "run/Elapsed.h"
 
 namespace graphopt::exec {
 
@@ -532,10 +533,6 @@ Kernel buildKernel(const BuildContext& c) {
 }
 
 // A timer for one call; steady_clock is a vDSO call, far below the ops timed.
-double secondsSince(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 std::string firstLine(const std::string& s) {
     const auto nl = s.find('\n');
     return nl == std::string::npos ? s : s.substr(0, nl);

@@ -53,7 +53,7 @@ int collectCgraphMessage(char* message) {
     return 0;
 }
 
-std::string trim(std::string s) {
+std::string trimSpace(std::string s) {
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
     size_t b = 0;
     while (b < s.size() && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
@@ -72,7 +72,7 @@ public:
     AttrReader(const std::string& path, std::string what) : path_(path), what_(std::move(what)) {}
 
     bool int64(void* obj, const char* name, int64_t& out) const {
-        const std::string s = trim(attrOf(obj, name));
+        const std::string s = trimSpace(attrOf(obj, name));
         if (s.empty()) return false;
         int64_t v = 0;
         auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -84,7 +84,7 @@ public:
     }
 
     bool number(void* obj, const char* name, double& out) const {
-        const std::string s = trim(attrOf(obj, name));
+        const std::string s = trimSpace(attrOf(obj, name));
         if (s.empty()) return false;
         double v = 0;
         auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -101,7 +101,7 @@ private:
 };
 
 bool truthy(const std::string& s) {
-    std::string t = trim(s);
+    std::string t = trimSpace(s);
     std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
     return t == "true" || t == "1" || t == "yes";
 }
@@ -111,9 +111,9 @@ bool truthy(const std::string& s) {
 std::string parseFailure(const CgraphLog& log) {
     std::string pick = log.sawError ? log.firstError : log.text;
     if (auto nl = pick.find('\n'); nl != std::string::npos) pick.resize(nl);
-    pick = trim(pick);
+    pick = trimSpace(pick);
     for (const char* junk : {"Error: ", "Error:", "Warning: ", "<unknown>: ", "(null): "})
-        if (pick.rfind(junk, 0) == 0) pick = trim(pick.substr(std::string(junk).size()));
+        if (pick.rfind(junk, 0) == 0) pick = trimSpace(pick.substr(std::string(junk).size()));
     return pick.empty() ? std::string("no graph found (not a DOT file)") : "DOT " + pick;
 }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "graph/GraphError.h"
+#include "graph/JsonFieldReader.h"
 #include "graph/LoaderText.h"
 #include "graph/Loaders.h"
 
@@ -23,7 +24,7 @@ namespace graphopt {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
 constexpr const char* kFormatName = "graphopt-graph";
 constexpr int kFormatVersion = 1;
@@ -33,20 +34,20 @@ constexpr int kMaxDepth = 32;  // the format itself nests 6 levels deep
 
 // JSON has no NaN or infinity; attribute floats may hold them (ONNX allows it), so they are
 // written as the strings "NaN", "Infinity", "-Infinity".
-Json floatToJson(double v) {
+OrderedJson floatToJson(double v) {
     if (std::isnan(v)) return "NaN";
     if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
     return v;
 }
 
-Json attrToJson(const AttrValue& v) {
-    Json j = Json::object();
+OrderedJson attrToJson(const AttrValue& v) {
+    OrderedJson j = OrderedJson::object();
     if (const auto* x = std::get_if<int64_t>(&v)) j["int"] = *x;
     else if (const auto* x = std::get_if<double>(&v)) j["float"] = floatToJson(*x);
     else if (const auto* x = std::get_if<std::string>(&v)) j["string"] = *x;
     else if (const auto* x = std::get_if<std::vector<int64_t>>(&v)) j["ints"] = *x;
     else if (const auto* x = std::get_if<std::vector<double>>(&v)) {
-        Json a = Json::array();
+        OrderedJson a = OrderedJson::array();
         for (double d : *x) a.push_back(floatToJson(d));
         j["floats"] = std::move(a);
     } else if (const auto* x = std::get_if<std::vector<std::string>>(&v)) j["strings"] = *x;
@@ -55,64 +56,41 @@ Json attrToJson(const AttrValue& v) {
 
 // ---- reading ---------------------------------------------------------------------------------------
 
-std::string typeName(const Json& j) {
-    if (j.is_number_integer()) return "an integer";
-    if (j.is_number_float()) return "a number";
-    if (j.is_array() || j.is_object()) return std::string("an ") + j.type_name();
-    return std::string(j.is_null() ? "" : "a ") + j.type_name();
-}
-
 std::string child(const std::string& where, const std::string& key) {
     bool plain = !key.empty() && !std::isdigit(static_cast<unsigned char>(key[0]));
     for (char c : key) plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
-    return plain ? where + "." + key : where + "[" + Json(key).dump(-1, ' ', false, Json::error_handler_t::replace) + "]";
+    return plain ? where + "." + key : where + "[" + OrderedJson(key).dump(-1, ' ', false, OrderedJson::error_handler_t::replace) + "]";
 }
 std::string child(const std::string& where, size_t index) { return where + "[" + std::to_string(index) + "]"; }
 
-class Reader {
+class GraphReader : public JsonFieldReader<OrderedJson> {
 public:
-    explicit Reader(std::string path) : path_(std::move(path)) {}
+    using JsonFieldReader::JsonFieldReader;
 
-    [[noreturn]] void fail(const std::string& where, const std::string& what) const {
-        throw GraphError(path_ + ": " + where + ": " + what);
+    void expectObject(const OrderedJson& j, const std::string& where) const {
+        if (!j.is_object()) fail(where, "expected an object, found " + jsonTypeName(j));
     }
-
-    const Json& require(const Json& obj, const char* key, const std::string& where) const {
-        auto it = obj.find(key);
-        if (it == obj.end()) fail(where, std::string("missing key \"") + key + "\"");
-        return *it;
+    void expectArray(const OrderedJson& j, const std::string& where) const {
+        if (!j.is_array()) fail(where, "expected an array, found " + jsonTypeName(j));
     }
-    const Json* optional(const Json& obj, const char* key) const {
-        auto it = obj.find(key);
-        return it == obj.end() ? nullptr : &*it;
-    }
-
-    void expectObject(const Json& j, const std::string& where) const {
-        if (!j.is_object()) fail(where, "expected an object, found " + typeName(j));
-    }
-    void expectArray(const Json& j, const std::string& where) const {
-        if (!j.is_array()) fail(where, "expected an array, found " + typeName(j));
-    }
-    const std::string& string(const Json& j, const std::string& where) const {
-        if (!j.is_string()) fail(where, "expected a string, found " + typeName(j));
+    const std::string& string(const OrderedJson& j, const std::string& where) const {
+        if (!j.is_string()) fail(where, "expected a string, found " + jsonTypeName(j));
         return j.get_ref<const std::string&>();
     }
-    bool boolean(const Json& j, const std::string& where) const {
-        if (!j.is_boolean()) fail(where, "expected true or false, found " + typeName(j));
+    bool boolean(const OrderedJson& j, const std::string& where) const {
+        if (!j.is_boolean()) fail(where, "expected true or false, found " + jsonTypeName(j));
         return j.get<bool>();
     }
-    int64_t integer(const Json& j, const std::string& where, int64_t lo = std::numeric_limits<int64_t>::min(),
+    int64_t integer(const OrderedJson& j, const std::string& where, int64_t lo = std::numeric_limits<int64_t>::min(),
                     int64_t hi = std::numeric_limits<int64_t>::max()) const {
-        if (!j.is_number_integer()) fail(where, "expected an integer, found " + typeName(j));
+        if (!j.is_number_integer()) fail(where, "expected an integer, found " + jsonTypeName(j));
         // Positive integers parse as unsigned; compare them as such so 2^63 and above cannot wrap.
         const bool tooBig = j.is_number_unsigned() ? j.get<uint64_t>() > static_cast<uint64_t>(hi) : j.get<int64_t>() > hi;
-        if (tooBig || (!j.is_number_unsigned() && j.get<int64_t>() < lo))
-            fail(where, "integer " + j.dump() + " is out of range (" + std::to_string(lo) + " .. " +
-                            std::to_string(hi) + ")");
+        if (tooBig || (!j.is_number_unsigned() && j.get<int64_t>() < lo)) outOfRange(j, where, lo, hi);
         return j.get<int64_t>();
     }
     // A number, or one of the strings "NaN", "Infinity", "-Infinity" when allowNonFinite.
-    double number(const Json& j, const std::string& where, bool allowNonFinite) const {
+    double number(const OrderedJson& j, const std::string& where, bool allowNonFinite) const {
         if (j.is_number()) {
             const double v = j.get<double>();
             if (!allowNonFinite && !std::isfinite(v)) fail(where, "number " + j.dump() + " is out of range");
@@ -125,17 +103,17 @@ public:
             if (s == "-Infinity") return -std::numeric_limits<double>::infinity();
         }
         fail(where, std::string("expected a number") + (allowNonFinite ? " (or \"NaN\", \"Infinity\", \"-Infinity\")" : "") +
-                        ", found " + typeName(j));
+                        ", found " + jsonTypeName(j));
     }
 
-    AttrValue attr(const Json& j, const std::string& where) const {
+    AttrValue attr(const OrderedJson& j, const std::string& where) const {
         expectObject(j, where);
         if (j.size() != 1)
             fail(where, "expected exactly one of \"int\", \"float\", \"string\", \"ints\", \"floats\", \"strings\"");
         // (Not `*j.items().begin()`: that refers into a temporary iterator.)
         const auto first = j.begin();
         const std::string key = first.key();
-        const Json& v = first.value();
+        const OrderedJson& v = first.value();
         const std::string at = child(where, key);
         if (key == "int") return integer(v, at);
         if (key == "float") return number(v, at, true);
@@ -158,9 +136,6 @@ public:
         }
         fail(where, "unknown attribute kind \"" + key + "\" (expected int, float, string, ints, floats or strings)");
     }
-
-private:
-    std::string path_;
 };
 
 }  // namespace
@@ -170,7 +145,7 @@ void saveJson(const Graph& g, const std::string& path) {
     const int nn = static_cast<int>(g.nodeCount());
     std::string out;
     try {
-        Json head = Json::object();
+        OrderedJson head = OrderedJson::object();
         head["format"] = kFormatName;
         head["version"] = kFormatVersion;
         head["name"] = g.name;
@@ -181,7 +156,7 @@ void saveJson(const Graph& g, const std::string& path) {
         out += headText + ",\n  \"tensors\": [";
         for (int i = 0; i < nt; ++i) {
             const Tensor& t = g.tensors()[i];
-            Json j = Json::object();
+            OrderedJson j = OrderedJson::object();
             j["name"] = t.name;
             j["kind"] = tensorKindName(t.kind);
             j["dtype"] = dtypeName(t.dtype);
@@ -201,16 +176,16 @@ void saveJson(const Graph& g, const std::string& path) {
         out += nt ? "\n  ],\n  \"nodes\": [" : "],\n  \"nodes\": [";
         for (int i = 0; i < nn; ++i) {
             const Node& n = g.nodes()[i];
-            Json j = Json::object();
+            OrderedJson j = OrderedJson::object();
             j["name"] = n.name;
             j["op"] = n.op;
-            Json attrs = Json::object();
+            OrderedJson attrs = OrderedJson::object();
             for (const auto& [k, v] : n.attrs) attrs[k] = attrToJson(v);
             j["attrs"] = std::move(attrs);
-            Json inputs = Json::array(), outputs = Json::array(), control = Json::array();
+            OrderedJson inputs = OrderedJson::array(), outputs = OrderedJson::array(), control = OrderedJson::array();
             for (int t : n.inputs) {
                 if (t < -1 || t >= nt) throw GraphError(path + ": node '" + n.name + "' reads a tensor that does not exist");
-                inputs.push_back(t < 0 ? Json(nullptr) : Json(g.tensors()[t].name));
+                inputs.push_back(t < 0 ? OrderedJson(nullptr) : OrderedJson(g.tensors()[t].name));
             }
             for (int t : n.outputs) {
                 if (t < 0 || t >= nt) throw GraphError(path + ": node '" + n.name + "' writes a tensor that does not exist");
@@ -230,7 +205,7 @@ void saveJson(const Graph& g, const std::string& path) {
             j["computeCostS"] = n.computeCostS;
             j["tempBytes"] = n.tempBytes;
             if (!n.costByKindS.empty()) {
-                Json costs = Json::object();
+                OrderedJson costs = OrderedJson::object();
                 for (const auto& [kind, c] : n.costByKindS) {
                     if (!std::isfinite(c)) throw GraphError(path + ": node '" + n.name + "' has a non-finite cost on '" + kind + "'");
                     costs[kind] = c;
@@ -276,17 +251,17 @@ Graph loadJsonFile(const std::string& path) {
     const std::string text = readFileForLoader(path);
     if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw GraphError(path + ": the file is empty");
     checkJsonNesting(text, path, kMaxDepth);
-    Json root;
+    OrderedJson root;
     try {
-        root = Json::parse(text);
+        root = OrderedJson::parse(text);
     } catch (const nlohmann::json::exception& e) {
         throw GraphError(path + ": not valid JSON: " + jsonErrorMessage(e));
     }
-    const Reader r(path);
+    const GraphReader r(path);
     const std::string top = "$";
     r.expectObject(root, top);
     {
-        const Json& format = r.require(root, "format", top);
+        const OrderedJson& format = r.require(root, "format", top);
         if (!format.is_string() || format.get_ref<const std::string&>() != kFormatName)
             r.fail(child(top, "format"), std::string("expected \"") + kFormatName + "\", found " + format.dump());
         const int64_t version = r.integer(r.require(root, "version", top), child(top, "version"), 1, INT_MAX);
@@ -297,51 +272,51 @@ Graph loadJsonFile(const std::string& path) {
     }
 
     Graph g;
-    if (const Json* name = r.optional(root, "name")) g.name = r.string(*name, child(top, "name"));
-    if (const Json* meta = r.optional(root, "metadata")) {
+    if (const OrderedJson* name = r.optional(root, "name")) g.name = r.string(*name, child(top, "name"));
+    if (const OrderedJson* meta = r.optional(root, "metadata")) {
         const std::string at = child(top, "metadata");
         r.expectObject(*meta, at);
         for (const auto& [k, v] : meta->items()) g.metadata[k] = r.string(v, child(at, k));
     }
 
     const std::string tensorsAt = child(top, "tensors");
-    const Json& tensors = r.require(root, "tensors", top);
+    const OrderedJson& tensors = r.require(root, "tensors", top);
     r.expectArray(tensors, tensorsAt);
     std::map<std::string, int> tensorIds;
     for (size_t i = 0; i < tensors.size(); ++i) {
         const std::string at = child(tensorsAt, i);
-        const Json& j = tensors[i];
+        const OrderedJson& j = tensors[i];
         r.expectObject(j, at);
         Tensor t;
         t.name = r.string(r.require(j, "name", at), child(at, "name"));
-        if (const Json* v = r.optional(j, "kind")) {
+        if (const OrderedJson* v = r.optional(j, "kind")) {
             auto kind = tensorKindFromName(r.string(*v, child(at, "kind")));
             if (!kind) r.fail(child(at, "kind"), "expected \"activation\", \"input\" or \"weight\", found " + v->dump());
             t.kind = *kind;
         }
-        if (const Json* v = r.optional(j, "dtype")) {
+        if (const OrderedJson* v = r.optional(j, "dtype")) {
             const std::string& name = r.string(*v, child(at, "dtype"));
             t.dtype = dtypeFromName(name);
             if (t.dtype == DType::Unknown && name != dtypeName(DType::Unknown))
                 r.fail(child(at, "dtype"), "unknown dtype \"" + name + "\"");
         }
-        if (const Json* v = r.optional(j, "shape")) {
+        if (const OrderedJson* v = r.optional(j, "shape")) {
             r.expectArray(*v, child(at, "shape"));
             for (size_t k = 0; k < v->size(); ++k) t.shape.push_back(r.integer((*v)[k], child(child(at, "shape"), k)));
         }
-        if (const Json* v = r.optional(j, "shapeKnown")) t.shapeKnown = r.boolean(*v, child(at, "shapeKnown"));
-        if (const Json* v = r.optional(j, "bytes")) t.bytes = r.integer(*v, child(at, "bytes"), 0);
-        if (const Json* v = r.optional(j, "isGraphOutput")) t.isGraphOutput = r.boolean(*v, child(at, "isGraphOutput"));
-        if (const Json* v = r.optional(j, "aliasInputPort"))
+        if (const OrderedJson* v = r.optional(j, "shapeKnown")) t.shapeKnown = r.boolean(*v, child(at, "shapeKnown"));
+        if (const OrderedJson* v = r.optional(j, "bytes")) t.bytes = r.integer(*v, child(at, "bytes"), 0);
+        if (const OrderedJson* v = r.optional(j, "isGraphOutput")) t.isGraphOutput = r.boolean(*v, child(at, "isGraphOutput"));
+        if (const OrderedJson* v = r.optional(j, "aliasInputPort"))
             t.aliasInputPort = static_cast<int>(r.integer(*v, child(at, "aliasInputPort"), -1, INT_MAX));
-        if (const Json* v = r.optional(j, "transferCostS")) t.transferCostS = r.number(*v, child(at, "transferCostS"), false);
+        if (const OrderedJson* v = r.optional(j, "transferCostS")) t.transferCostS = r.number(*v, child(at, "transferCostS"), false);
         if (!tensorIds.emplace(t.name, static_cast<int>(i)).second)
             r.fail(child(at, "name"), "duplicate tensor name \"" + t.name + "\"");
         g.addTensor(std::move(t));
     }
 
     const std::string nodesAt = child(top, "nodes");
-    const Json& nodes = r.require(root, "nodes", top);
+    const OrderedJson& nodes = r.require(root, "nodes", top);
     r.expectArray(nodes, nodesAt);
     // Names first: control inputs may refer to nodes further down.
     std::map<std::string, int> nodeIds;
@@ -352,7 +327,7 @@ Graph loadJsonFile(const std::string& path) {
         if (!nodeIds.emplace(name, static_cast<int>(i)).second)
             r.fail(child(at, "name"), "duplicate node name \"" + name + "\"");
     }
-    auto tensorRefs = [&](const Json& arr, const std::string& at, bool allowNull) {
+    auto tensorRefs = [&](const OrderedJson& arr, const std::string& at, bool allowNull) {
         r.expectArray(arr, at);
         std::vector<int> ids;
         for (size_t k = 0; k < arr.size(); ++k) {
@@ -369,18 +344,18 @@ Graph loadJsonFile(const std::string& path) {
     };
     for (size_t i = 0; i < nodes.size(); ++i) {
         const std::string at = child(nodesAt, i);
-        const Json& j = nodes[i];
+        const OrderedJson& j = nodes[i];
         Node n;
         n.name = j["name"].get<std::string>();
-        if (const Json* v = r.optional(j, "op")) n.op = r.string(*v, child(at, "op"));
-        if (const Json* v = r.optional(j, "attrs")) {
+        if (const OrderedJson* v = r.optional(j, "op")) n.op = r.string(*v, child(at, "op"));
+        if (const OrderedJson* v = r.optional(j, "attrs")) {
             const std::string attrsAt = child(at, "attrs");
             r.expectObject(*v, attrsAt);
             for (const auto& [k, a] : v->items()) n.attrs[k] = r.attr(a, child(attrsAt, k));
         }
-        if (const Json* v = r.optional(j, "inputs")) n.inputs = tensorRefs(*v, child(at, "inputs"), true);
-        if (const Json* v = r.optional(j, "outputs")) n.outputs = tensorRefs(*v, child(at, "outputs"), false);
-        if (const Json* v = r.optional(j, "controlInputs")) {
+        if (const OrderedJson* v = r.optional(j, "inputs")) n.inputs = tensorRefs(*v, child(at, "inputs"), true);
+        if (const OrderedJson* v = r.optional(j, "outputs")) n.outputs = tensorRefs(*v, child(at, "outputs"), false);
+        if (const OrderedJson* v = r.optional(j, "controlInputs")) {
             const std::string cat = child(at, "controlInputs");
             r.expectArray(*v, cat);
             for (size_t k = 0; k < v->size(); ++k) {
@@ -390,13 +365,13 @@ Graph loadJsonFile(const std::string& path) {
                 n.controlInputs.push_back(it->second);
             }
         }
-        if (const Json* v = r.optional(j, "flops")) {
+        if (const OrderedJson* v = r.optional(j, "flops")) {
             n.flops = r.number(*v, child(at, "flops"), false);
             if (!(n.flops >= 0)) r.fail(child(at, "flops"), "must not be negative");
         }
-        if (const Json* v = r.optional(j, "computeCostS")) n.computeCostS = r.number(*v, child(at, "computeCostS"), false);
-        if (const Json* v = r.optional(j, "tempBytes")) n.tempBytes = r.integer(*v, child(at, "tempBytes"), 0);
-        if (const Json* v = r.optional(j, "costByKindS")) {
+        if (const OrderedJson* v = r.optional(j, "computeCostS")) n.computeCostS = r.number(*v, child(at, "computeCostS"), false);
+        if (const OrderedJson* v = r.optional(j, "tempBytes")) n.tempBytes = r.integer(*v, child(at, "tempBytes"), 0);
+        if (const OrderedJson* v = r.optional(j, "costByKindS")) {
             const std::string cat = child(at, "costByKindS");
             r.expectObject(*v, cat);
             for (const auto& [kind, c] : v->items()) {
@@ -406,7 +381,7 @@ Graph loadJsonFile(const std::string& path) {
                 n.costByKindS[kind] = cost;
             }
         }
-        if (const Json* v = r.optional(j, "allowedKinds")) {
+        if (const OrderedJson* v = r.optional(j, "allowedKinds")) {
             const std::string kat = child(at, "allowedKinds");
             r.expectArray(*v, kat);
             for (size_t k = 0; k < v->size(); ++k) {
@@ -415,10 +390,10 @@ Graph loadJsonFile(const std::string& path) {
                 n.allowedKinds.push_back(kind);
             }
         }
-        if (const Json* v = r.optional(j, "colocationClass"))
+        if (const OrderedJson* v = r.optional(j, "colocationClass"))
             n.colocationClass = static_cast<int>(r.integer(*v, child(at, "colocationClass"), -1, INT_MAX));
-        if (const Json* v = r.optional(j, "residentBytes")) n.residentBytes = r.integer(*v, child(at, "residentBytes"), 0);
-        if (const Json* v = r.optional(j, "isBackward")) n.isBackward = r.boolean(*v, child(at, "isBackward"));
+        if (const OrderedJson* v = r.optional(j, "residentBytes")) n.residentBytes = r.integer(*v, child(at, "residentBytes"), 0);
+        if (const OrderedJson* v = r.optional(j, "isBackward")) n.isBackward = r.boolean(*v, child(at, "isBackward"));
         g.addNode(std::move(n));
     }
 

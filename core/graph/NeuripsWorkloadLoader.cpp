@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "graph/GraphError.h"
+#include "graph/JsonFieldReader.h"
 #include "graph/LoaderText.h"
 #include "graph/Loaders.h"
 #include "graph/WorkloadFormats.h"
@@ -40,32 +41,13 @@ constexpr double kLinkBandwidth = 1e18;
 // The largest integer a double holds exactly.
 constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53
 
-std::string typeName(const Json& j) {
-    if (j.is_number_integer()) return "an integer";
-    if (j.is_number_float()) return "a number";
-    if (j.is_array() || j.is_object()) return std::string("an ") + j.type_name();
-    return std::string(j.is_null() ? "" : "a ") + j.type_name();
-}
-
-class Reader {
+class WorkloadReader : public JsonFieldReader<Json> {
 public:
-    explicit Reader(std::string path) : path_(std::move(path)) {}
+    using JsonFieldReader::JsonFieldReader;
 
-    [[noreturn]] void fail(const std::string& where, const std::string& what) const {
-        throw GraphError(path_ + ": " + where + ": " + what);
-    }
-    const Json& require(const Json& obj, const char* key, const std::string& where) const {
-        auto it = obj.find(key);
-        if (it == obj.end()) fail(where, std::string("missing key \"") + key + "\"");
-        return *it;
-    }
-    const Json* optional(const Json& obj, const char* key) const {
-        auto it = obj.find(key);
-        return it == obj.end() ? nullptr : &*it;
-    }
     // A finite number >= 0 (and <= hi).
     double amount(const Json& j, const std::string& where, double hi = std::numeric_limits<double>::max()) const {
-        if (!j.is_number()) fail(where, "expected a number, found " + typeName(j));
+        if (!j.is_number()) fail(where, "expected a number, found " + jsonTypeName(j));
         const double v = j.get<double>();
         if (!std::isfinite(v)) fail(where, "number " + j.dump() + " is out of range");
         if (v < 0) fail(where, "must not be negative (found " + j.dump() + ")");
@@ -85,7 +67,7 @@ public:
             if (v < double(lo) || v > double(hi) || std::fabs(v) > kMaxExactInteger) outOfRange(j, where, lo, hi);
             return static_cast<int64_t>(v);
         }
-        fail(where, "expected an integer, found " + typeName(j));
+        fail(where, "expected an integer, found " + jsonTypeName(j));
     }
     // true/false or 0/1 (the package writes both).
     bool flag(const Json& j, const std::string& where) const {
@@ -94,21 +76,15 @@ public:
             const double v = j.get<double>();
             if (v == 0 || v == 1) return v == 1;
         }
-        fail(where, "expected true, false, 0 or 1, found " + (j.is_number() ? j.dump() : typeName(j)));
+        fail(where, "expected true, false, 0 or 1, found " + (j.is_number() ? j.dump() : jsonTypeName(j)));
     }
-
-private:
-    [[noreturn]] void outOfRange(const Json& j, const std::string& where, int64_t lo, int64_t hi) const {
-        fail(where, "integer " + j.dump() + " is out of range (" + std::to_string(lo) + " .. " + std::to_string(hi) + ")");
-    }
-    std::string path_;
 };
 
 std::string at(const std::string& where, const char* key) { return where + "." + key; }
 std::string at(const std::string& where, size_t i) { return where + "[" + std::to_string(i) + "]"; }
 
 // Bytes of a `size` field: rounded to whole bytes, at most the most a graph may hold.
-int64_t bytesFrom(const Reader& r, const Json& j, const std::string& where) {
+int64_t bytesFrom(const WorkloadReader& r, const Json& j, const std::string& where) {
     return static_cast<int64_t>(std::llround(r.amount(j, where, double(kMaxGraphBytes))));
 }
 
@@ -142,9 +118,9 @@ Graph loadNeuripsFile(const std::string& path) {
     } catch (const nlohmann::json::exception& e) {
         throwLoadError(path, "not valid JSON: " + jsonErrorMessage(e));
     }
-    const Reader r(path);
+    const WorkloadReader r(path);
     const std::string top = "$";
-    if (!root.is_object()) r.fail(top, "expected an object, found " + typeName(root));
+    if (!root.is_object()) r.fail(top, "expected an object, found " + jsonTypeName(root));
 
     const double memory = r.amount(r.require(root, "maxSizePerFPGA", top), at(top, "maxSizePerFPGA"));
     if (!(memory >= 1 && memory < 9223372036854775808.0))
@@ -159,20 +135,20 @@ Graph loadNeuripsFile(const std::string& path) {
     // ---- nodes ---------------------------------------------------------------------------------
     const std::string nodesAt = at(top, "nodes");
     const Json& nodes = r.require(root, "nodes", top);
-    if (!nodes.is_array()) r.fail(nodesAt, "expected an array, found " + typeName(nodes));
+    if (!nodes.is_array()) r.fail(nodesAt, "expected an array, found " + jsonTypeName(nodes));
     std::vector<FileNode> file;
     file.reserve(nodes.size());
     std::map<int64_t, int> indexOfId;
     for (size_t i = 0; i < nodes.size(); ++i) {
         const std::string where = at(nodesAt, i);
         const Json& j = nodes[i];
-        if (!j.is_object()) r.fail(where, "expected an object, found " + typeName(j));
+        if (!j.is_object()) r.fail(where, "expected an object, found " + jsonTypeName(j));
         FileNode n;
         n.id = r.integral(r.require(j, "id", where), at(where, "id"), INT32_MIN, INT32_MAX);
         if (!indexOfId.emplace(n.id, static_cast<int>(i)).second)
             r.fail(at(where, "id"), "duplicate node id " + std::to_string(n.id));
         if (const Json* v = r.optional(j, "name")) {
-            if (!v->is_string()) r.fail(at(where, "name"), "expected a string, found " + typeName(*v));
+            if (!v->is_string()) r.fail(at(where, "name"), "expected a string, found " + jsonTypeName(*v));
             n.name = v->get<std::string>();
         }
         n.onAccelerator = r.flag(r.require(j, "supportedOnFpga", where), at(where, "supportedOnFpga"));
@@ -190,7 +166,7 @@ Graph loadNeuripsFile(const std::string& path) {
     // ---- edges ---------------------------------------------------------------------------------
     const std::string edgesAt = at(top, "edges");
     const Json& edges = r.require(root, "edges", top);
-    if (!edges.is_array()) r.fail(edgesAt, "expected an array, found " + typeName(edges));
+    if (!edges.is_array()) r.fail(edgesAt, "expected an array, found " + jsonTypeName(edges));
     struct Out {
         bool any = false;
         double maxCostMs = 0, minCostMs = 0;
@@ -202,7 +178,7 @@ Graph loadNeuripsFile(const std::string& path) {
     for (size_t i = 0; i < edges.size(); ++i) {
         const std::string where = at(edgesAt, i);
         const Json& e = edges[i];
-        if (!e.is_object()) r.fail(where, "expected an object, found " + typeName(e));
+        if (!e.is_object()) r.fail(where, "expected an object, found " + jsonTypeName(e));
         auto endpoint = [&](const char* key) {
             const int64_t id = r.integral(r.require(e, key, where), at(where, key), INT32_MIN, INT32_MAX);
             auto it = indexOfId.find(id);

@@ -43,7 +43,7 @@ namespace {
 constexpr std::string_view kSeparator = " -- ";
 constexpr std::string_view kStats = " -- forward_compute_time=";
 
-std::string_view trim(std::string_view s) {
+std::string_view trimBlanks(std::string_view s) {
     while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
     while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
     return s;
@@ -68,7 +68,7 @@ public:
 
     // A finite number >= 0.
     double number(std::string_view text, int line, const std::string& what) const {
-        text = trim(text);
+        text = trimBlanks(text);
         double v = 0;
         const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
         if (text.empty() || ec != std::errc() || end != text.data() + text.size())
@@ -78,7 +78,7 @@ public:
     }
     int64_t bytes(std::string_view text, int line, const std::string& what) const {
         const double v = number(text, line, what);
-        if (v > double(kMaxGraphBytes)) fail(line, what + ": " + std::string(trim(text)) + " bytes is more than 2^62");
+        if (v > double(kMaxGraphBytes)) fail(line, what + ": " + std::string(trimBlanks(text)) + " bytes is more than 2^62");
         return static_cast<int64_t>(std::llround(v));
     }
 
@@ -86,7 +86,7 @@ public:
     void stats(std::string_view text, Layer& layer) const {
         const int line = layer.line;
         if (const size_t stage = text.find(kSeparator); stage != std::string_view::npos) {
-            std::string_view rest = trim(text.substr(stage + kSeparator.size()));
+            std::string_view rest = trimBlanks(text.substr(stage + kSeparator.size()));
             if (rest.substr(0, 9) != "stage_id=") fail(line, "expected 'stage_id=S' after the layer's figures");
             const double id = number(rest.substr(9), line, "stage_id");
             if (id > 1e9 || id != std::floor(id)) fail(line, "stage_id: '" + std::string(rest.substr(9)) + "' is not a stage");
@@ -127,7 +127,7 @@ public:
 
     // "A" or "[a; b; c]": the sum, as PipeDream's graph.from_str reads it.
     int64_t activation(std::string_view value, int line) const {
-        value = trim(value);
+        value = trimBlanks(value);
         if (value.empty() || value.front() != '[') return bytes(value, line, "activation_size");
         if (value.back() != ']') fail(line, "activation_size: a list without its ']'");
         value = value.substr(1, value.size() - 2);
@@ -149,7 +149,7 @@ private:
 
 // "Conv2d(64, 128, ...)" -> "Conv2d"; "__getitem__(0)" -> "__getitem__"; "Add" -> "Add".
 std::string opOf(const std::string& description) {
-    const std::string op(trim(std::string_view(description).substr(0, description.find_first_of("( "))));
+    const std::string op(trimBlanks(std::string_view(description).substr(0, description.find_first_of("( "))));
     return op.empty() ? "layer" : op;
 }
 
@@ -174,18 +174,18 @@ Graph loadProfileFile(const std::string& path, bool training) {
         const std::string_view raw(text.data() + start, end - start);
         start = end + 1;
         ++lineNo;
-        const std::string_view line = trim(raw);
+        const std::string_view line = trimBlanks(raw);
         if (line.empty()) continue;
         const size_t statsAt = line.rfind(kStats);
         if (statsAt != std::string_view::npos) {
             const size_t first = line.find(kSeparator);
             Layer layer;
             layer.line = lineNo;
-            layer.id = std::string(trim(line.substr(0, first)));
+            layer.id = std::string(trimBlanks(line.substr(0, first)));
             if (layer.id.empty()) p.fail(lineNo, "a layer without its id before ' -- '");
             // (The id's " -- " and the figures' may share a space: "nodeN -- -- forward...".)
             if (statsAt >= first + kSeparator.size())
-                layer.description = std::string(trim(line.substr(first + kSeparator.size(), statsAt - first - kSeparator.size())));
+                layer.description = std::string(trimBlanks(line.substr(first + kSeparator.size(), statsAt - first - kSeparator.size())));
             p.stats(line.substr(statsAt + kSeparator.size()), layer);
             if (!indexOf.emplace(layer.id, static_cast<int>(layers.size())).second)
                 p.fail(lineNo, "layer '" + layer.id + "' is listed twice (first on line " +
@@ -197,7 +197,7 @@ Graph loadProfileFile(const std::string& path, bool training) {
         if (sep == std::string_view::npos || line.find(kSeparator, sep + 1) != std::string_view::npos)
             p.fail(lineNo, "expected 'nodeN -- DESCRIPTION -- forward_compute_time=F, backward_compute_time=B, "
                            "activation_size=A, parameter_size=P' or an edge 'nodeA -- nodeB'");
-        const std::string a(trim(line.substr(0, sep))), b(trim(line.substr(sep + kSeparator.size())));
+        const std::string a(trimBlanks(line.substr(0, sep))), b(trimBlanks(line.substr(sep + kSeparator.size())));
         if (a.empty() || b.empty()) p.fail(lineNo, "an edge needs a layer on each side of ' -- '");
         edgeNames.emplace_back(a, b);
         edgeLines.push_back(lineNo);
@@ -306,7 +306,7 @@ bool isPipeDreamProfileFile(const std::string& path) {
         line.clear();
         char c;
         while (in.get(c) && c != '\n' && line.size() < (size_t(1) << 16)) line.push_back(c);
-        if (!trim(line).empty()) break;
+        if (!trimBlanks(line).empty()) break;
     }
     return line.find(kSeparator) != std::string::npos && line.find("forward_compute_time=") != std::string::npos;
 }

@@ -30,6 +30,8 @@
 #include <sstream>
 #include <thread>
 
+#include "run/Elapsed.h"
+
 namespace graphopt::nn {
 
 namespace {
@@ -38,8 +40,6 @@ using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 milliseconds ms(double seconds) { return milliseconds(int64_t(seconds * 1000.0)); }
-
-double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // c10d's messages carry C++ backtraces and several lines; a user gets the first line.
 std::string firstLine(const std::exception& e) {

@@ -12,7 +12,6 @@ namespace graphopt::tuning {
 
 namespace {
 
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Builds a nest: loops outer to inner, then accesses whose dimensions name loop variables.
 class NestBuilder {

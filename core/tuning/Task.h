@@ -27,6 +27,9 @@ class Graph;
 
 namespace graphopt::tuning {
 
+// How many pieces of size b cover a (a >= 0, b > 0): loop trip counts, tiles, channel blocks.
+inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
 enum class TaskKind { Conv2d, DepthwiseConv2d, Dense, BatchMatMul, Conv3d };
 const char* taskKindName(TaskKind k);
 TaskKind taskKindFromName(const std::string& name);  // throws std::invalid_argument

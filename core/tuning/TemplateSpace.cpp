@@ -55,7 +55,6 @@ KnobSpace packedSpace(const TuningTask& t) {
     return s;
 }
 
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // The tiled template's knobs (TemplateSpace.h). The first four knobs' order is the mixed-radix
 // digit order; knobs that only one choice would fill are left out, as in the packed space.

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "placement/PlacementEngines.h"
+#include "run/Elapsed.h"
 
 namespace graphopt::regal {
 
@@ -25,10 +26,6 @@ int crossoverIndex(double p) {
     for (size_t i = 0; i < choices.size(); ++i)
         if (std::abs(choices[i] - p) < 1e-12) return int(i);
     throw std::logic_error("REGAL imitation: crossover probability not among the policy's choices");
-}
-
-double secondsSince(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace

@@ -19,14 +19,11 @@
 #include "graph/SyntheticGenerator.h"
 #include "placement/PlacementEngines.h"
 #include "placement/search/SearchContext.h"
+#include "run/Elapsed.h"
 
 namespace graphopt::regal {
 
 namespace {
-
-double secondsSince(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // CPU seconds of this process so far (all its threads: BRKGA's workers too).
 double processCpuS() {

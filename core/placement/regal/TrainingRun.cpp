@@ -18,6 +18,7 @@
 #include "placement/PlacementEngines.h"
 #include "placement/model/DeviceModel.h"
 #include "placement/regal/RegalEngine.h"
+#include "run/Elapsed.h"
 #include "run/ResourceLocator.h"
 
 namespace graphopt::regal {
@@ -222,10 +223,6 @@ void writeJsonAtomically(const std::string& path, const nlohmann::json& j) {
         if (!out) throw std::runtime_error(path + ": write failed");
     }
     fs::rename(tmp, path);
-}
-
-double secondsSince(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "run/Elapsed.h"
 #include "tuning/LibtorchReference.h"
 #include "run/Rng.h"
 #include "tuning/halide/HalideKernel.h"
@@ -13,7 +14,6 @@ namespace graphopt::tuning {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());

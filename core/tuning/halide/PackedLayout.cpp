@@ -4,10 +4,6 @@
 
 namespace graphopt::tuning {
 
-namespace {
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-}  // namespace
-
 PackedShape packedShape(const TuningTask& t, const PackedParams& p) {
     PackedShape s;
     s.icBlocks = ceilDiv(t.inC, p.icBn);
