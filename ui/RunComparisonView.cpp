@@ -178,7 +178,8 @@ void RunComparisonView::showRuns(RunStore& store, const std::vector<int64_t>& ru
         rowNames << QString::fromStdString(f.name);
         const bool isCost = f.name == "best cost";
         const units::Kind kind = isCost ? costs : units::figureKind(f.name);
-        const std::optional<double> first = f.values.empty() ? std::nullopt : f.values.front();
+        // The first run's figure, the base of every other run's change (0 when it has none).
+        const double first = f.values.empty() ? 0.0 : f.values.front().value_or(0.0);
         const bool firstFeasible = comparison_.feasible.empty() || comparison_.feasible.front();
         for (size_t i = 0; i < f.values.size(); ++i) {
             const bool feasible = i >= comparison_.feasible.size() || comparison_.feasible[i];
@@ -194,10 +195,10 @@ void RunComparisonView::showRuns(RunStore& store, const std::vector<int64_t>& ru
                 continue;
             }
             QString text = f.values[i] ? figureText(kind, *f.values[i]) : QStringLiteral("-");
-            if (i > 0 && f.values[i] && first && *first != 0 && f.better != 0 && !(isCost && !firstFeasible))
+            if (i > 0 && f.values[i] && first != 0 && f.better != 0 && !(isCost && !firstFeasible))
                 text += QStringLiteral(" (%1%2 %)")
-                            .arg(*f.values[i] >= *first ? "+" : "")
-                            .arg(loc.toString((*f.values[i] / *first - 1.0) * 100.0, 'f', 1));
+                            .arg(*f.values[i] >= first ? "+" : "")
+                            .arg(loc.toString((*f.values[i] / first - 1.0) * 100.0, 'f', 1));
             auto* item = new QTableWidgetItem(text);
             item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             if (f.values[i]) item->setData(Qt::UserRole, *f.values[i]);  // the stored value, in SI units

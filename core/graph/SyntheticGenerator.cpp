@@ -842,6 +842,9 @@ Graph generateGraph(const GeneratorOptions& options) {
             case GraphFamily::Wide: x = wideStage(b, x, budget, downC); break;
             case GraphFamily::Skip: x = skipStage(b, x, budget, downC); break;
             case GraphFamily::Attention: x = attentionStage(b, x, budget, downC); break;
+            case GraphFamily::Transformer:
+            case GraphFamily::EncoderDecoder:
+            case GraphFamily::MixtureOfExperts: break;  // sequence graphs, built above
         }
     }
     x = b.gemm(b.flatten(b.globalAveragePool(x)), classes);
