@@ -1,13 +1,17 @@
 # Unity builds (CMake's UNITY_BUILD) for the targets whose files share most of their template
-# instantiations: the test programs (GoogleTest, GoogleMock, nlohmann/json), the GUI library (Qt
-# Widgets and Charts) and the command libraries. A target's files are compiled together in
-# batches, so what every file instantiates is compiled once per batch instead of once per file.
-# The core libraries are left file by file: their files keep helpers of the same name and of
-# other signatures in anonymous namespaces, which one batch would silently overload.
+# instantiations: the engine library graphopt_core, the test programs (GoogleTest, GoogleMock,
+# nlohmann/json), the GUI library (Qt Widgets and Charts) and the command libraries. A target's
+# files are compiled together in batches, so what every file instantiates is compiled once per
+# batch instead of once per file. graphopt_nn (LibTorch) stays file by file: its LibTorch files
+# share a precompiled header that its plain files skip.
 # What this forbids: two files of one target defining the same name at file scope (an anonymous
-# namespace or static); shared helpers go in a header. -DGRAPHOPT_UNITY=OFF compiles file by file
-# (a developer editing one file of a large target may prefer it).
-option(GRAPHOPT_UNITY "Compile the test programs, the GUI library and the command libraries in unity batches" ON)
+# namespace or static, a type, a `using` alias of another type); shared helpers go in a header
+# (run/Elapsed.h, graph/JsonFieldReader.h, tuning/Task.h's ceilDiv). A name defined twice with the
+# same signature fails to compile; with another signature it becomes an overload, so give such
+# helpers names of their own (DotLoader's trimSpace, PipeDreamProfileLoader's trimBlanks).
+# -DGRAPHOPT_UNITY=OFF compiles file by file (a developer editing one file of a large target may
+# prefer it).
+option(GRAPHOPT_UNITY "Compile graphopt_core, the test programs, the GUI library and the command libraries in unity batches" ON)
 set(GRAPHOPT_UNITY_BATCH 8 CACHE STRING "Files per unity batch (GRAPHOPT_UNITY)")
 
 function(graphopt_unity target)
