@@ -4,9 +4,11 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 
 #include "placement/partitioners/Partitioners.h"
+#include "placement/search/SeedSolutions.h"
 #include "placement/search/WorkerPool.h"
 
 namespace graphopt {
@@ -53,6 +55,10 @@ std::vector<Entry> builtinEngines() {
         PlacementEngine e = partitioners.at(d.name);
         engines.push_back({std::move(d), std::move(e)});
     }
+    // The heuristics and the partitioners read neither the seed, nor the budget, nor the thread
+    // count; the searches do.
+    const std::set<std::string> searches = {"brkga", "random", "local", "exhaustive"};
+    for (auto& e : engines) e.description.deterministic = !searches.count(e.description.name);
     return engines;
 }
 
@@ -174,7 +180,8 @@ SearchOutcome brkgaEngine(const SearchContext& ctx, const KeyBias& bias) {
         }
     if (!seedNames.empty()) {
         // The seeds' engines run quietly (no progress, no steps) on the same problem, with their
-        // default parameters.
+        // default parameters; or their kept solutions stand in (ctx.seedSolutions), charged the
+        // same evaluations.
         SearchContext quiet = ctx;
         quiet.progress = {};
         quiet.step = {};
@@ -182,7 +189,10 @@ SearchOutcome brkgaEngine(const SearchContext& ctx, const KeyBias& bias) {
         std::vector<std::vector<double>> seeds;
         for (const std::string& name : seedNames) {
             if (heuristicEvaluations >= ctx.budget || ctx.cancelled()) break;
-            SearchOutcome h = findPlacementEngine(name)(quiet);
+            const auto runSeed = [&] { return findPlacementEngine(name)(quiet); };
+            SearchOutcome h = ctx.seedSolutions ? ctx.seedSolutions->get(name, describePlacementEngine(name).deterministic,
+                                                                        quiet, runSeed)
+                                                : runSeed();
             heuristicEvaluations += h.evaluations;
             seeds.push_back(std::move(h.keys));
             seeded.push_back(name);

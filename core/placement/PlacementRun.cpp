@@ -85,7 +85,7 @@ PlacementResult PlacementRun::run(const RunReporter& reporter, const Cancellatio
     std::shared_ptr<const ScheduleProblem> problem = compiled;
 
     int threads = spec_.threads > 0 ? spec_.threads : int(std::max(1u, std::thread::hardware_concurrency()));
-    SearchContext ctx{graph_, devices_, problem, 0, 1, 1, {}, {}, nullptr, t0, {}};
+    SearchContext ctx{graph_, devices_, problem, 0, 1, 1, {}, {}, nullptr, t0, {}, nullptr};
     ctx.budget = spec_.budget;
     ctx.seed = spec_.seed;
     ctx.threads = threads;

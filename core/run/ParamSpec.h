@@ -45,6 +45,10 @@ struct EngineDescription {
     std::vector<ParamSpec> params;
     // Can pause after every step in step mode (RunReporter::step): BRKGA and REGAL, per generation.
     bool steps = false;
+    // Its result depends on the problem and its parameters alone, not on the seed, the budget or
+    // the thread count (the heuristics and the partitioners): a result kept for the problem can
+    // stand for running it again (SeedSolutions).
+    bool deterministic = false;
 
     const ParamSpec* find(const std::string& key) const;
     nlohmann::json defaults() const;  // every parameter that has a default

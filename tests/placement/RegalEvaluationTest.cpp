@@ -68,3 +68,42 @@ TEST(RegalEvaluation, TheSummarySaysHowSoonRegalReachedUniformsFinalCost) {
     old.regal = {1.0};
     EXPECT_FALSE(summarizeEvaluations({old}).contains("evaluations_to_uniform_final"));
 }
+
+// Training and evaluation run BRKGA on one graph many times, each run seeded from the same
+// engines' solutions: the graph keeps them (PolicyGraph::seedSolutions), so dp-contiguous runs
+// once per graph, and every run ends where running its seed engines itself would have ended.
+TEST(RegalEvaluation, SeededRunsOnOneGraphRunEachDeterministicSeedEngineOnce) {
+    const PolicyGraph g = layered(40, 5);
+    PolicyGraph unkept = g;
+    unkept.seedSolutions = nullptr;
+    const nlohmann::json params = brkgaSeedParams(true, {"dp-contiguous"});
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+        std::vector<CurvePoint> kept, own;
+        const double withKept = runBrkga(g, {}, 400, seed, 1, params, &kept);
+        const double withOwn = runBrkga(unkept, {}, 400, seed, 1, params, &own);
+        EXPECT_DOUBLE_EQ(withKept, withOwn) << "seed " << seed;
+        ASSERT_EQ(kept.size(), own.size()) << "seed " << seed;
+        for (size_t i = 0; i < kept.size(); ++i) {
+            EXPECT_EQ(kept[i].evaluations, own[i].evaluations) << "seed " << seed << " point " << i;
+            EXPECT_DOUBLE_EQ(kept[i].bestCost, own[i].bestCost) << "seed " << seed << " point " << i;
+        }
+    }
+    // heft, xla-best, single and dp-contiguous, each once; the two later seeds reuse all four.
+    EXPECT_EQ(g.seedSolutions->computed(), 4);
+    EXPECT_EQ(g.seedSolutions->reused(), 8);
+}
+
+TEST(RegalEvaluation, ASeedEngineThatSearchesIsKeptPerSeedAndBudget) {
+    const PolicyGraph g = layered(30, 6);
+    PolicyGraph unkept = g;
+    unkept.seedSolutions = nullptr;
+    const nlohmann::json params = brkgaSeedParams(false, {"random"});
+    for (uint64_t seed : {1, 2, 1}) {
+        EXPECT_DOUBLE_EQ(runBrkga(g, {}, 300, seed, 1, params), runBrkga(unkept, {}, 300, seed, 1, params))
+            << "seed " << seed;
+    }
+    EXPECT_DOUBLE_EQ(runBrkga(g, {}, 500, 1, 1, params), runBrkga(unkept, {}, 500, 1, 1, params));
+    // seed 1 and seed 2 at budget 300, seed 1 at budget 500; the second seed-1 run at 300 reuses.
+    EXPECT_EQ(g.seedSolutions->computed(), 3);
+    EXPECT_EQ(g.seedSolutions->reused(), 1);
+}

@@ -73,7 +73,7 @@ PolicyGraph preparePolicyGraph(std::string name, Graph g, const DeviceModel& dev
 SearchContext contextFor(const PolicyGraph& g, int64_t budget, uint64_t seed, int threads,
                          const nlohmann::json& params) {
     return SearchContext{*g.graph, *g.devices, g.problem, budget, seed, std::max(1, threads), params, {}, nullptr,
-                         std::chrono::steady_clock::now(), {}};
+                         std::chrono::steady_clock::now(), {}, g.seedSolutions};
 }
 
 double runBrkga(const PolicyGraph& g, const KeyBias& bias, int64_t budget, uint64_t seed,

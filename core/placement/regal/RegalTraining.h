@@ -42,6 +42,7 @@
 #include "graph/Loaders.h"
 #include "placement/model/DeviceModel.h"
 #include "placement/search/SearchContext.h"
+#include "placement/search/SeedSolutions.h"
 #include "placement/regal/RegalPolicy.h"
 #include "placement/model/ScheduleProblem.h"
 #include "run/Communicator.h"
@@ -58,6 +59,9 @@ struct PolicyGraph {
     std::shared_ptr<const DeviceModel> devices;
     std::shared_ptr<const ScheduleProblem> problem;
     PolicyFeatures features;
+    // The BRKGA seed engines' solutions on this problem, computed by the first run that needs
+    // them and reused by every later run on the graph (contextFor passes it on).
+    std::shared_ptr<SeedSolutions> seedSolutions = std::make_shared<SeedSolutions>();
 };
 // `microBatches` > 1: the graph is placed as a pipeline of that many micro-batches
 // (ScheduleOptions::microBatches), as `graphopt place --micro-batches` places it.

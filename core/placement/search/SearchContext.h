@@ -20,6 +20,8 @@
 
 namespace graphopt {
 
+class SeedSolutions;
+
 struct SearchContext {
     const Graph& graph;
     const DeviceModel& devices;
@@ -35,6 +37,9 @@ struct SearchContext {
     // (BRKGA: each generation) with the step, the evaluations so far and the best keys; it may
     // block. Empty when nobody steps.
     std::function<void(int64_t step, int64_t evaluations, std::span<const double> bestKeys)> step;
+    // The seed engines' solutions kept for this problem (BRKGA's seed_heuristics, seed_engines);
+    // empty: every BRKGA run runs its seed engines itself.
+    std::shared_ptr<SeedSolutions> seedSolutions;
 
     bool cancelled() const { return cancel && cancel->isCancelled(); }
     bool stepping() const { return static_cast<bool>(step); }
