@@ -141,7 +141,7 @@ GraphLayout layoutGraph(const Graph& g, const LayoutOptions& options) {
         const splines* spl = ED_spl(gvEdges[i]);
         if (spl && spl->size > 0) {
             const bezier& bz = spl->list[0];
-            for (size_t k = 0; k < bz.size; ++k) r.points.push_back(flip(bz.list[k]));
+            for (int k = 0; k < bz.size; ++k) r.points.push_back(flip(bz.list[k]));
             if (bz.eflag) {
                 r.hasArrow = true;
                 r.arrowTip = flip(bz.ep);
