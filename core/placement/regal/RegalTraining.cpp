@@ -560,7 +560,13 @@ GraphEvaluation evaluatePolicy(PolicyModel& model, const PolicyGraph& g, const E
         }
     }
     for (const std::string& name : o.baselines) {
-        const SearchOutcome out = findPlacementEngine(name)(contextFor(g, o.budget, 1, o.threads, nlohmann::json::object()));
+        // A deterministic baseline that also seeded BRKGA (seed_engines) ran with the same empty
+        // parameters on the same problem: its kept solution is the baseline's, not run again.
+        const SearchContext ctx = contextFor(g, o.budget, 1, o.threads, nlohmann::json::object());
+        const auto run = [&] { return findPlacementEngine(name)(ctx); };
+        const SearchOutcome out = describePlacementEngine(name).deterministic && g.seedSolutions
+                                      ? g.seedSolutions->get(name, true, ctx, run)
+                                      : run();
         ev.baselines[name] = costOf(g, out.keys);
     }
     return ev;
