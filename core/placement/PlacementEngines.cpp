@@ -161,6 +161,18 @@ void checkSeedEngine(const std::string& name) {
     findPlacementEngine(name);  // refuses an unknown name, listing the known ones
 }
 
+std::vector<std::string> seedEngineNames(const nlohmann::json& params) {
+    std::vector<std::string> names;
+    if (params.value("seed_heuristics", false)) names = seedHeuristicEngines();
+    if (auto it = params.find("seed_engines"); it != params.end() && it->is_array())
+        for (const auto& name : *it) {
+            const std::string s = name.get<std::string>();
+            checkSeedEngine(s);
+            if (std::find(names.begin(), names.end(), s) == names.end()) names.push_back(s);
+        }
+    return names;
+}
+
 SearchOutcome brkgaEngine(const SearchContext& ctx, const KeyBias& bias) {
     BrkgaParams bp;
     bp.population = ctx.params.value("population", bp.population);
@@ -170,14 +182,7 @@ SearchOutcome brkgaEngine(const SearchContext& ctx, const KeyBias& bias) {
     BrkgaSearch search(ctx.keyCount(), bp, bias);
     int64_t heuristicEvaluations = 0;
     nlohmann::json seeded = nlohmann::json::array();
-    std::vector<std::string> seedNames;
-    if (ctx.params.value("seed_heuristics", false)) seedNames = seedHeuristicEngines();
-    if (auto it = ctx.params.find("seed_engines"); it != ctx.params.end() && it->is_array())
-        for (const auto& name : *it) {
-            const std::string s = name.get<std::string>();
-            checkSeedEngine(s);
-            if (std::find(seedNames.begin(), seedNames.end(), s) == seedNames.end()) seedNames.push_back(s);
-        }
+    const std::vector<std::string> seedNames = seedEngineNames(ctx.params);
     if (!seedNames.empty()) {
         // The seeds' engines run quietly (no progress, no steps) on the same problem, with their
         // default parameters; or their kept solutions stand in (ctx.seedSolutions), charged the

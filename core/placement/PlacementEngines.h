@@ -42,6 +42,9 @@ const std::vector<std::string>& seedHeuristicEngines();
 // Throws std::invalid_argument unless `name` can seed BRKGA's population (BRKGA's parameter
 // seed_engines): a known engine that does not search by BRKGA itself.
 void checkSeedEngine(const std::string& name);
+// The engines BRKGA with these parameters starts from, in order: seed_heuristics' (when true),
+// then seed_engines' not already named. Each is checked (checkSeedEngine).
+std::vector<std::string> seedEngineNames(const nlohmann::json& params);
 
 // Baselines (each file says what it does and what it leaves out).
 SearchOutcome singleDeviceEngine(const SearchContext& ctx);   // SingleDeviceBaseline.cpp

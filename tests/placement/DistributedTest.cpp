@@ -9,11 +9,14 @@
 #include <cstdlib>
 #include <functional>
 #include <future>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "nn/Distributed.h"
+#include "placement/PlacementEngines.h"
 #include "placement/regal/RegalEngine.h"
+#include "placement/regal/RegalImitation.h"
 #include "placement/regal/RegalTraining.h"
 
 using namespace graphopt;
@@ -151,5 +154,114 @@ TEST(Distributed, TrainersWhoseWeightsDifferStopNamingTheRanks) {
         EXPECT_NE(m.find("rank 0 has checksum"), std::string::npos) << m;
         EXPECT_NE(m.find("rank 1 has"), std::string::npos) << m;
         EXPECT_NE(m.find("@1"), std::string::npos) << m;
+    }
+}
+
+// The elite runs of imitation are shared out among the ranks (they used to run on every rank):
+// both ranks end with the targets of one process, graph by graph, whichever rank ran them.
+TEST(Distributed, EliteRunsAreSharedOutAndGiveOneProcesssTargets) {
+    const DeviceModel dev = DeviceModel::preset("2xgpu-pcie");
+    TrainingSetOptions set;
+    set.sizes = {12, 20};
+    set.graphSeeds = 1;
+    const std::vector<PolicyGraph> graphs = buildTrainingSet(set, dev, PlacementObjective::Runtime);
+    ASSERT_GE(graphs.size(), 5u);  // more than one round of 2 graphs per rank
+    ImitationOptions o;
+    o.budget = 60;
+    o.seeds = 2;
+    o.threads = 1;
+    LocalCommunicator one;
+    std::vector<size_t> rounds;
+    const std::vector<PolicyAction> alone =
+        eliteTargets(graphs, o, one, nullptr, [&](size_t done) { rounds.push_back(done); }, 2);
+    ASSERT_EQ(alone.size(), graphs.size());
+    EXPECT_EQ(rounds.front(), 2u);
+    EXPECT_EQ(rounds.back(), graphs.size());
+    for (size_t i = 0; i < graphs.size(); ++i) {
+        const PolicyAction own = eliteTargetAction(graphs[i], eliteChromosomes(graphs[i], o));
+        EXPECT_EQ(alone[i].beta, own.beta) << graphs[i].name;
+        EXPECT_EQ(alone[i].cross, own.cross) << graphs[i].name;
+    }
+    const auto shared = onTwoRanks<std::vector<PolicyAction>>(
+        [&](Communicator& c) { return eliteTargets(graphs, o, c, nullptr, {}, 2); });
+    for (const std::vector<PolicyAction>& targets : shared) {
+        ASSERT_EQ(targets.size(), graphs.size());
+        for (size_t i = 0; i < graphs.size(); ++i) {
+            EXPECT_EQ(targets[i].beta, alone[i].beta) << graphs[i].name;
+            EXPECT_EQ(targets[i].cross, alone[i].cross) << graphs[i].name;
+        }
+    }
+}
+
+// A rank that is cancelled stops every rank after the round, with the targets of the rounds before.
+TEST(Distributed, ACancelledRankStopsTheEliteRunsOfEveryRank) {
+    const DeviceModel dev = DeviceModel::preset("2xgpu-pcie");
+    TrainingSetOptions set;
+    set.sizes = {12, 20};
+    set.graphSeeds = 1;
+    const std::vector<PolicyGraph> graphs = buildTrainingSet(set, dev, PlacementObjective::Runtime);
+    ImitationOptions o;
+    o.budget = 60;
+    o.seeds = 1;
+    o.threads = 1;
+    const auto sizes = onTwoRanks<size_t>([&](Communicator& c) {
+        CancellationToken token;
+        size_t rounds = 0;
+        // Rank 1 is cancelled during the second round (after the first one's exchange).
+        return eliteTargets(graphs, o, c, &token, [&](size_t) {
+                   if (++rounds == 1 && c.rank() == 1) token.cancel();
+               }, 1).size();
+    });
+    EXPECT_EQ(sizes, (std::vector<size_t>{2, 2}));
+}
+
+// Seeded training over ranks: every deterministic seed engine runs once per graph on one rank and
+// every rank keeps its solution; a BRKGA run afterwards runs none of them again.
+TEST(Distributed, SeedSolutionsAreComputedOnceAndKeptOnEveryRank) {
+    const DeviceModel dev = DeviceModel::preset("2xgpu-pcie");
+    TrainingSetOptions set;
+    set.sizes = {12, 20};
+    set.graphSeeds = 1;
+    const nlohmann::json params = brkgaSeedParams(true, {"dp-contiguous"});
+    struct RankView {
+        int64_t computed = 0, computedAfter = 0;
+        std::vector<std::vector<double>> keys;  // per graph and engine
+        std::vector<int64_t> evaluations;
+    };
+    const auto views = onTwoRanks<RankView>([&](Communicator& c) {
+        const std::vector<PolicyGraph> graphs = buildTrainingSet(set, dev, PlacementObjective::Throughput);
+        RankView v;
+        EXPECT_TRUE(shareSeedSolutions(graphs, params, 100, 1, c));
+        for (const PolicyGraph& g : graphs) {
+            v.computed += g.seedSolutions->computed();
+            for (const std::string& name : seedEngineNames(params)) {
+                const std::optional<SearchOutcome> out = g.seedSolutions->kept(name);
+                EXPECT_TRUE(out.has_value()) << g.name << " " << name;
+                v.keys.push_back(out ? out->keys : std::vector<double>{});
+                v.evaluations.push_back(out ? out->evaluations : -1);
+            }
+            runBrkga(g, {}, 100, 1, 1, params);
+            v.computedAfter += g.seedSolutions->computed();
+        }
+        return v;
+    });
+    const std::vector<PolicyGraph> alone = buildTrainingSet(set, dev, PlacementObjective::Throughput);
+    const std::vector<std::string> names = seedEngineNames(params);
+    ASSERT_EQ(names.size(), 4u);  // heft, xla-best, single, dp-contiguous
+    EXPECT_EQ(views[0].computed + views[1].computed, int64_t(alone.size() * names.size()));
+    EXPECT_GT(views[0].computed, 0);
+    EXPECT_GT(views[1].computed, 0);
+    for (const RankView& v : views) {
+        EXPECT_EQ(v.computedAfter, v.computed);
+        size_t k = 0;
+        for (const PolicyGraph& g : alone) {
+            const SearchContext ctx = contextFor(g, 100, 1, 1, nlohmann::json::object());
+            for (const std::string& name : names) {
+                const SearchOutcome own = findPlacementEngine(name)(ctx);
+                EXPECT_EQ(v.keys[k], own.keys) << g.name << " " << name;
+                EXPECT_EQ(v.evaluations[k], own.evaluations) << g.name << " " << name;
+                ++k;
+            }
+        }
     }
 }

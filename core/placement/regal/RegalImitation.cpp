@@ -47,6 +47,30 @@ std::vector<std::vector<double>> eliteChromosomes(const PolicyGraph& g,
     return out;
 }
 
+std::vector<PolicyAction> eliteTargets(const std::vector<PolicyGraph>& graphs, const ImitationOptions& o,
+                                       Communicator& comm, const CancellationToken* cancel,
+                                       const std::function<void(size_t done)>& onRound, int perRank) {
+    std::vector<PolicyAction> targets;
+    targets.reserve(graphs.size());
+    // A graph's result: its elite count, their length, and the keys.
+    const auto work = [&](size_t i) {
+        const std::vector<std::vector<double>> elites = eliteChromosomes(graphs[i], o);
+        std::string out;
+        appendDoubles(out, {double(elites.size()), elites.empty() ? 0.0 : double(elites[0].size())});
+        for (const auto& e : elites) appendDoubles(out, e);
+        return out;
+    };
+    const auto use = [&](size_t i, const std::string& result) {
+        size_t offset = 0;
+        const std::vector<double> shape = readDoubles(result, offset, 2);
+        std::vector<std::vector<double>> elites;
+        for (size_t s = 0; s < size_t(shape[0]); ++s) elites.push_back(readDoubles(result, offset, size_t(shape[1])));
+        targets.push_back(eliteTargetAction(graphs[i], elites));
+    };
+    shareOutGraphs(graphs, comm, cancel, perRank, work, use, onRound);
+    return targets;
+}
+
 PolicyAction eliteTargetAction(const PolicyGraph& g, const std::vector<std::vector<double>>& elites) {
     const int n = g.features.n, d = g.features.d, K = d + 1;
     if (elites.empty()) throw std::invalid_argument("REGAL imitation: no elite chromosomes");

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "placement/regal/RegalTraining.h"
+#include "run/Communicator.h"
 
 namespace graphopt::regal {
 
@@ -42,6 +43,13 @@ std::vector<std::vector<double>> eliteChromosomes(const PolicyGraph& g,
 // The target action the elites imply for every node (see the file comment). `elites` are
 // chromosomes of g's key layout (n * (d + 1) keys).
 PolicyAction eliteTargetAction(const PolicyGraph& g, const std::vector<std::vector<double>>& elites);
+
+// Every graph's target action from its elite runs, those runs shared out among the ranks of
+// `comm` in rounds of `perRank` graphs per rank (shareOutGraphs in RegalTraining.h): every rank
+// gets the same targets, whatever the rank count. Fewer targets than graphs when cancelled.
+std::vector<PolicyAction> eliteTargets(const std::vector<PolicyGraph>& graphs, const ImitationOptions& o,
+                                       Communicator& comm, const CancellationToken* cancel = nullptr,
+                                       const std::function<void(size_t done)>& onRound = {}, int perRank = 4);
 
 struct ImitationReport {
     int epoch = 0;

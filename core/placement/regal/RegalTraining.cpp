@@ -239,8 +239,7 @@ double PolicyTrainer::uniformCost(const PolicyGraph& g, uint64_t seed, int64_t& 
     return c;
 }
 
-std::vector<int> PolicyTrainer::shareOut(const std::vector<double>& work) const {
-    const int ranks = comm_->worldSize();
+std::vector<int> shareOutByWork(const std::vector<double>& work, int ranks) {
     std::vector<int> owner(work.size(), 0);
     if (ranks == 1) return owner;
     std::vector<size_t> byWork(work.size());
@@ -253,6 +252,74 @@ std::vector<int> PolicyTrainer::shareOut(const std::vector<double>& work) const 
         load[size_t(r)] += work[i];
     }
     return owner;
+}
+
+size_t shareOutGraphs(const std::vector<PolicyGraph>& graphs, Communicator& comm, const CancellationToken* cancel,
+                      int perRank, const std::function<std::string(size_t)>& work,
+                      const std::function<void(size_t, const std::string&)>& use,
+                      const std::function<void(size_t done)>& onRound) {
+    const size_t round = size_t(std::max(1, perRank)) * size_t(comm.worldSize());
+    for (size_t first = 0; first < graphs.size(); first += round) {
+        const size_t last = std::min(graphs.size(), first + round);
+        std::vector<double> sizes;
+        for (size_t i = first; i < last; ++i) sizes.push_back(brkgaWork(graphs[i]));
+        const std::vector<int> owner = shareOutByWork(sizes, comm.worldSize());
+        // Mine: a cancellation flag, then per graph of mine (in order) its result's length and bytes.
+        const bool stop = cancel && cancel->isCancelled();
+        std::string mine(1, stop ? '1' : '0');
+        if (!stop)
+            for (size_t i = first; i < last; ++i) {
+                if (owner[i - first] != comm.rank()) continue;
+                const std::string result = work(i);
+                appendDoubles(mine, {double(result.size())});
+                mine += result;
+            }
+        const std::vector<std::string> all = comm.allGather(mine);
+        for (const std::string& part : all)
+            if (part.empty() || part[0] == '1') return first;
+        std::vector<size_t> offset(all.size(), 1);
+        for (size_t i = first; i < last; ++i) {
+            const size_t r = size_t(owner[i - first]);
+            const size_t length = size_t(readDoubles(all[r], offset[r], 1)[0]);
+            if (offset[r] + length > all[r].size())
+                throw DistributedError("rank " + std::to_string(r) + " sent a result shorter than it said", int(r));
+            use(i, all[r].substr(offset[r], length));
+            offset[r] += length;
+        }
+        if (onRound) onRound(last);
+    }
+    return graphs.size();
+}
+
+bool shareSeedSolutions(const std::vector<PolicyGraph>& graphs, const nlohmann::json& params, int64_t budget,
+                        int threads, Communicator& comm, const CancellationToken* cancel,
+                        const std::function<void(size_t done)>& onRound) {
+    std::vector<std::string> names;
+    for (const std::string& name : seedEngineNames(params))
+        if (describePlacementEngine(name).deterministic) names.push_back(name);
+    if (names.empty()) return true;
+    // A result: {engine: {"keys", "evaluations", "info"}}; JSON numbers give the doubles back exactly.
+    const auto work = [&](size_t i) {
+        const PolicyGraph& g = graphs[i];
+        const SearchContext ctx = contextFor(g, budget, 1, threads, nlohmann::json::object());
+        nlohmann::json j = nlohmann::json::object();
+        for (const std::string& name : names) {
+            const SearchOutcome out = g.seedSolutions->get(name, true, ctx, [&] { return findPlacementEngine(name)(ctx); });
+            j[name] = {{"keys", out.keys}, {"evaluations", out.evaluations}, {"info", out.info}};
+        }
+        return j.dump();
+    };
+    const auto use = [&](size_t i, const std::string& result) {
+        const nlohmann::json j = nlohmann::json::parse(result);
+        for (const auto& [name, o] : j.items()) {
+            SearchOutcome out;
+            out.keys = o.at("keys").get<std::vector<double>>();
+            out.evaluations = o.at("evaluations").get<int64_t>();
+            out.info = o.at("info");
+            graphs[i].seedSolutions->keep(name, std::move(out));
+        }
+    };
+    return shareOutGraphs(graphs, comm, cancel, 4, work, use, onRound) == graphs.size();
 }
 
 bool PolicyTrainer::agreeToStop(const CancellationToken* cancel) {
@@ -317,7 +384,7 @@ EpochReport PolicyTrainer::runEpoch(const CancellationToken* cancel) {
             for (size_t k = 0; k < S; ++k) runs.push_back({pos, int(k)});
             while (work.size() < runs.size()) work.push_back(brkgaWork(g));
         }
-        const std::vector<int> owner = shareOut(work);
+        const std::vector<int> owner = shareOutByWork(work, comm_->worldSize());
 
         // A graph's actions, drawn from its own stream: the same whichever rank draws them.
         std::map<size_t, std::vector<PolicyAction>> actions;
@@ -401,7 +468,7 @@ EpochReport PolicyTrainer::runEpoch(const CancellationToken* cancel) {
         const size_t P = model_.parameterCount();
         std::vector<double> gradientWork;
         for (size_t pos = first; pos < last; ++pos) gradientWork.push_back(brkgaWork(train_[order[pos]]));
-        const std::vector<int> gradientOwner = shareOut(gradientWork);
+        const std::vector<int> gradientOwner = shareOutByWork(gradientWork, comm_->worldSize());
         cpu0 = processCpuS();
         std::string shares;
         for (size_t pos = first; pos < last; ++pos) {
@@ -438,7 +505,7 @@ EpochReport PolicyTrainer::runEpoch(const CancellationToken* cancel) {
     if (!validation_.empty()) {
         std::vector<double> work;
         for (const PolicyGraph& g : validation_) work.push_back(brkgaWork(g) * (cached(g, 1) ? 1 : 2));
-        const std::vector<int> owner = shareOut(work);
+        const std::vector<int> owner = shareOutByWork(work, comm_->worldSize());
         const double cpu0 = processCpuS();
         std::string mine;
         for (size_t i = 0; i < validation_.size(); ++i) {

@@ -25,7 +25,9 @@
 // needed), the shares are exchanged and added up in the batch's order, and every rank takes the
 // same Adam step. Nothing depends on which rank did what, so any number of ranks gives the
 // weights of one process bit for bit.
-// Validation graphs are shared out the same way. After every epoch the ranks compare a checksum
+// Validation graphs are shared out the same way, and so, before the first epoch, are the
+// deterministic seed engines' solutions of every graph (shareSeedSolutions: each computed on one
+// rank, kept on all) and imitation's elite runs (RegalImitation.h: eliteTargets). After every epoch the ranks compare a checksum
 // of the weights and the optimizer state; a mismatch throws DistributedError.
 #pragma once
 
@@ -172,6 +174,32 @@ struct EpochReport {
     bool cancelled = false;   // stopped part-way: the trainer's state is not a whole epoch's
 };
 
+// Which of `ranks` ranks works on each item of estimated cost `work`: largest first, to the least
+// loaded rank (ties: the earlier item, the lower rank); the same answer on every rank.
+std::vector<int> shareOutByWork(const std::vector<double>& work, int ranks);
+
+// Work on every graph that only one rank need do, its result needed on all: in rounds of
+// `perRank` graphs per rank, each rank runs `work(i)` on its graphs of the round (shared out by
+// size), the ranks exchange the results, and every rank calls `use(i, result)` for every graph of
+// the round in order, then `onRound(graphs done)`. So no rank waits at an exchange for more than
+// one round's imbalance, and the outcome does not depend on the rank count. A rank cancelled
+// before a round stops every rank after that round's exchange, with nothing of it used. Returns
+// the graphs done (all of them unless cancelled).
+size_t shareOutGraphs(const std::vector<PolicyGraph>& graphs, Communicator& comm, const CancellationToken* cancel,
+                      int perRank, const std::function<std::string(size_t)>& work,
+                      const std::function<void(size_t, const std::string&)>& use,
+                      const std::function<void(size_t done)>& onRound = {});
+
+// The solutions of BRKGA's deterministic seed engines (params' seed_heuristics and seed_engines)
+// on every graph, each computed on one rank (shareOutGraphs) and kept in every rank's copy of the
+// graph (PolicyGraph::seedSolutions), as BRKGA runs them (default parameters, `budget`,
+// `threads`). Seeded training over ranks then never runs them again, on any rank: without this
+// every rank ran dp-contiguous on nearly every graph. Engines that search are left to the runs.
+// Returns false when cancelled.
+bool shareSeedSolutions(const std::vector<PolicyGraph>& graphs, const nlohmann::json& params, int64_t budget,
+                        int threads, Communicator& comm, const CancellationToken* cancel = nullptr,
+                        const std::function<void(size_t done)>& onRound = {});
+
 class PolicyTrainer {
 public:
     // `comm`: the ranks to train with (nullptr = this process alone); it must outlive the trainer.
@@ -195,9 +223,6 @@ private:
     double uniformCost(const PolicyGraph& g, uint64_t seed, int64_t& evaluations);
     // The engine parameters of every BRKGA run (seed_heuristics, seed_engines when the options say so).
     nlohmann::json runParams() const { return brkgaSeedParams(o_.seedHeuristics, o_.seedEngines); }
-    // Which rank works on each item of estimated cost `work`: largest first, to the least loaded
-    // rank (ties: the earlier item, the lower rank); the same answer on every rank.
-    std::vector<int> shareOut(const std::vector<double>& work) const;
     bool agreeToStop(const CancellationToken* cancel);
     void checkSameWeights(int epoch);
 

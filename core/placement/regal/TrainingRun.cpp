@@ -316,19 +316,61 @@ TrainingResult TrainingRun::run(const RunReporter& reporter, const CancellationT
             std::to_string(validation.size()) + " validation graphs, each on its own devices" +
             (skipped.empty() ? std::string() : ", " + std::to_string(skipped.size()) + " left out (above)"));
     }
-    // Imitation first (a fresh run only: a checkpoint already holds the imitated weights). Over
-    // several ranks each rank imitates the same targets with the same steps, so the weights stay
-    // equal (the epoch checksum checks it); the elite runs are not shared out yet.
-    ImitationReport imitated;
     const bool imitate = s.imitation.epochs > 0 && s.resume.empty();
+    // The seed engines' solutions first, each graph's computed once on one rank and handed to all
+    // (every BRKGA run of the training and of the elite runs starts from them).
+    {
+        std::vector<std::string> engines = o.seedEngines;
+        if (imitate)
+            for (const std::string& e : s.imitation.seedEngines)
+                if (std::find(engines.begin(), engines.end(), e) == engines.end()) engines.push_back(e);
+        const nlohmann::json seedParams =
+            brkgaSeedParams(o.seedHeuristics || (imitate && s.imitation.seedHeuristics), engines);
+        std::vector<PolicyGraph> all = train;
+        all.insert(all.end(), validation.begin(), validation.end());
+        const auto seedsStart = std::chrono::steady_clock::now();
+        double lastLogS = 0;
+        bool logged = false;
+        const bool done = shareSeedSolutions(all, seedParams, o.budget, o.threads, *comm_, cancel, [&](size_t n) {
+            const double t = secondsSince(seedsStart);
+            if ((n < all.size() && t - lastLogS < 30) || (!logged && n == all.size() && t < 30)) return;
+            lastLogS = t;
+            logged = true;
+            std::ostringstream line;
+            std::string names;
+            for (const std::string& name : seedEngineNames(seedParams)) names += (names.empty() ? "" : ", ") + name;
+            line << "seed solutions (" << names << ") done on " << n << " of " << all.size() << " graphs (" << int(t) << " s)";
+            log(line.str());
+        });
+        if (!done) {
+            TrainingResult res;
+            res.runStatus = RunStatus::Cancelled;
+            res.wallS = secondsSince(t0);
+            res.skipped = skipped;
+            return res;
+        }
+    }
+    // Imitation first (a fresh run only: a checkpoint already holds the imitated weights). The
+    // elite runs are shared out among the ranks and their elites exchanged; then each rank
+    // imitates the same targets with the same steps, so the weights stay equal (the epoch
+    // checksum checks it).
+    ImitationReport imitated;
     if (imitate) {
         log("imitation: elite BRKGA runs on " + std::to_string(train.size()) + " training graphs (" +
-            std::to_string(s.imitation.seeds) + " seeds x " + std::to_string(s.imitation.budget) + " evaluations)");
-        std::vector<PolicyAction> targets;
-        for (const PolicyGraph& g : train) {
-            if (cancel && cancel->isCancelled()) break;
-            targets.push_back(eliteTargetAction(g, eliteChromosomes(g, s.imitation)));
-        }
+            std::to_string(s.imitation.seeds) + " seeds x " + std::to_string(s.imitation.budget) + " evaluations" +
+            (comm_->distributed() ? ", shared out among " + std::to_string(comm_->worldSize()) + " ranks" : "") + ")");
+        const auto elitesStart = std::chrono::steady_clock::now();
+        double lastLogS = 0;
+        const std::vector<PolicyAction> targets =
+            eliteTargets(train, s.imitation, *comm_, cancel, [&](size_t done) {
+                const double t = secondsSince(elitesStart);
+                if (done < train.size() && t - lastLogS < 30) return;  // a line every half minute at most
+                lastLogS = t;
+                std::ostringstream line;
+                line << "imitation: elite runs done on " << done << " of " << train.size() << " graphs (" << int(t)
+                     << " s)";
+                log(line.str());
+            });
         if (targets.size() == train.size())
             imitated = imitateTargets(*model, train, targets, s.imitation, [&](const ImitationReport& r) {
                 std::ostringstream line;

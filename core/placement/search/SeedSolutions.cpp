@@ -17,6 +17,17 @@ SearchOutcome SeedSolutions::get(const std::string& name, bool deterministic, co
     return out;
 }
 
+std::optional<SearchOutcome> SeedSolutions::kept(const std::string& name) const {
+    std::lock_guard lock(mutex_);
+    if (auto it = kept_.find(name); it != kept_.end()) return it->second;
+    return std::nullopt;
+}
+
+void SeedSolutions::keep(const std::string& name, SearchOutcome out) {
+    std::lock_guard lock(mutex_);
+    kept_.emplace(name, std::move(out));
+}
+
 int64_t SeedSolutions::computed() const {
     std::lock_guard lock(mutex_);
     return computed_;

@@ -14,6 +14,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "placement/search/SearchContext.h"
@@ -26,6 +27,12 @@ public:
     // kept copy. Runs of the same key wait for the first to finish.
     SearchOutcome get(const std::string& name, bool deterministic, const SearchContext& ctx,
                       const std::function<SearchOutcome()>& run);
+
+    // A deterministic engine's kept solution, if there is one; and keeping one that another
+    // process computed (training over ranks hands them round). keep() counts as neither computed
+    // nor reused, and does not replace a solution already kept.
+    std::optional<SearchOutcome> kept(const std::string& name) const;
+    void keep(const std::string& name, SearchOutcome out);
 
     int64_t computed() const;  // how many times an engine ran
     int64_t reused() const;    // how many times a kept solution was handed out instead
