@@ -381,6 +381,8 @@ CommandSpec evalPolicyCommand() {
              {"seed-engines", "E,E,...", "", "uniform BRKGA, REGAL and tuned BRKGA all start from these engines' "
                                              "solutions too, e.g. dp-contiguous (on throughput, where BRKGA finds "
                                              "contiguous splits hard)"},
+             {"uniform-mutants", "SHARE", "0", "REGAL's runs draw this share of their policy-drawn chromosomes "
+                                               "uniform instead (the regal engine's uniform_mutant_share)"},
              modelShapeOptions("ONNX graphs (test and --tune-on)")[0],
              modelShapeOptions("ONNX graphs (test and --tune-on)")[1],
              {"json", "", "", "print JSON instead of a table (with world_size, and the rank that evaluated each graph)"}},
@@ -410,6 +412,7 @@ int cmdEvalPolicy(const ArgList& argv) {
         o.seedEngines = splitList(args.require("seed-engines"));
         for (const auto& e : o.seedEngines) checkSeedEngine(e);  // fail early on a bad name
     }
+    o.uniformMutantShare = args.getDouble("uniform-mutants", 0, 1);
     if (args.has("baselines")) {
         o.baselines = splitList(args.require("baselines"));
         for (const auto& b : o.baselines) findPlacementEngine(b);  // fail early on a bad name
@@ -527,6 +530,7 @@ int cmdEvalPolicy(const ArgList& argv) {
         if (inputs.batch > 0) j["batch"] = inputs.batch;
         if (!inputs.inputShapes.empty()) j["input_shapes"] = inputs.inputShapes;
         j["micro_batches"] = microBatches;
+        if (o.uniformMutantShare > 0) j["uniform_mutant_share"] = o.uniformMutantShare;
         j["skipped"] = unusableToJson(unusable);  // the test graphs that could not be used, and why
         for (size_t i = 0; i < evals.size(); ++i) {
             nlohmann::json g = evals[i].toJson();

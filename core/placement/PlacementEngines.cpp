@@ -179,6 +179,7 @@ SearchOutcome brkgaEngine(const SearchContext& ctx, const KeyBias& bias) {
     bp.eliteFraction = ctx.params.value("elite_fraction", bp.eliteFraction);
     bp.mutantFraction = ctx.params.value("mutant_fraction", bp.mutantFraction);
     bp.rhoE = ctx.params.value("rho_e", bp.rhoE);
+    bp.uniformMutantShare = ctx.params.value("uniform_mutant_share", bp.uniformMutantShare);  // regal's parameter
     BrkgaSearch search(ctx.keyCount(), bp, bias);
     int64_t heuristicEvaluations = 0;
     nlohmann::json seeded = nlohmann::json::array();

@@ -180,5 +180,37 @@ TEST(BrkgaSearch, BetaMutantsAndPerKeyCrossoverAreHonoured) {
     EXPECT_THROW(BrkgaSearch(sim.keyCount(), BrkgaParams{1}, KeyBias{}), std::invalid_argument);
 }
 
+// uniform_mutant_share (issue 31): a policy that points every mutant into one basin held the
+// whole search there on two held-out graphs. With a share, that many of the biased search's
+// policy-drawn chromosomes are drawn uniform, each chromosome as a whole; 0 draws them as before.
+TEST(BrkgaSearch, AUniformMutantShareDrawsThatShareOfChromosomesUniform) {
+    const size_t L = 60;
+    KeyBias bias{std::vector<double>(L, 200.0), std::vector<double>(L, 1.0), {}};  // every key near 1
+    // Generation 0 only (budget = population): the chromosomes whose keys look uniform.
+    auto uniformLooking = [&](double share) {
+        BrkgaParams bp;
+        bp.uniformMutantShare = share;
+        BrkgaSearch search(L, bp, bias);
+        WorkerPool pool(1);
+        int count = 0;
+        std::vector<KeyDecoder> dec{[&](std::span<const double> k) {
+            double mean = 0;
+            for (double x : k) mean += x / double(k.size());
+            count += mean < 0.8;
+            return mean;
+        }};
+        search.run(dec, pool, bp.population, 7);
+        return count;
+    };
+    EXPECT_EQ(uniformLooking(0), 0);
+    const int half = uniformLooking(0.5);
+    EXPECT_GT(half, 30);
+    EXPECT_LT(half, 70);
+    EXPECT_EQ(uniformLooking(1), 100);
+    BrkgaParams bad;
+    bad.uniformMutantShare = 1.5;
+    EXPECT_THROW(BrkgaSearch(L, bad, bias), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace graphopt

@@ -98,6 +98,10 @@ void registerRegalEngine() {
     d.steps = true;
     d.params.push_back(ParamSpec::string("policy", "",
                                          "policy file [default: the shipped policy for the objective and devices]"));
+    d.params.push_back(ParamSpec::number("uniform_mutant_share", 0, 0, 1,
+                                         "share of the policy-drawn chromosomes (generation 0 and mutants) drawn "
+                                         "uniform instead, so a policy that points into a poor basin cannot hold "
+                                         "the whole search there"));
     d.params.push_back(ParamSpec::choice("action", "greedy", {"greedy", "sample"},
                                          "greedy: the most probable choice per node; sample: drawn from the policy"));
     registerPlacementEngine(std::move(d), regalEngine);

@@ -604,6 +604,8 @@ GraphEvaluation evaluatePolicy(PolicyModel& model, const PolicyGraph& g, const E
     ev.budget = o.budget;
     std::vector<CurvePoint> regalCurve;
     const nlohmann::json params = brkgaSeedParams(o.seedHeuristics, o.seedEngines);
+    nlohmann::json regalParams = params;
+    if (o.uniformMutantShare > 0) regalParams["uniform_mutant_share"] = o.uniformMutantShare;
     nlohmann::json tuned = o.tunedParams;
     if (tuned.is_object()) tuned.update(params);
     for (int s = 1; s <= o.seeds; ++s) {
@@ -617,7 +619,7 @@ GraphEvaluation evaluatePolicy(PolicyModel& model, const PolicyGraph& g, const E
         Rng rng = Rng::stream(uint64_t(s), kActionStream, 0);
         const PolicyAction a = o.sampleActions ? sampleAction(probs, rng) : greedyAction(probs);
         ev.inferenceS += secondsSince(t0);
-        ev.regal.push_back(runBrkga(g, biasFromAction(a, f.d + 1), o.budget, uint64_t(s), o.threads, params, &regalCurve));
+        ev.regal.push_back(runBrkga(g, biasFromAction(a, f.d + 1), o.budget, uint64_t(s), o.threads, regalParams, &regalCurve));
         ev.regalS += secondsSince(t0);
         ev.regalEvaluationsToUniform.push_back(evaluationsToReach(regalCurve, ev.uniform.back()));
         if (!o.tunedParams.is_null()) {

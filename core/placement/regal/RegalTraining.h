@@ -249,6 +249,9 @@ struct EvalOptions {
     // (engine parameter seed_heuristics), so none can end worse than those baselines.
     bool seedHeuristics = false;
     std::vector<std::string> seedEngines;  // ... and all three from these engines' solutions too
+    // REGAL's runs only: the share of its policy-drawn chromosomes drawn uniform instead (the regal
+    // engine's parameter uniform_mutant_share; uniform BRKGA draws every one uniform anyway).
+    double uniformMutantShare = 0;
 };
 
 struct GraphEvaluation {

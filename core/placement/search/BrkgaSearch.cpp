@@ -35,6 +35,8 @@ BrkgaSearch::BrkgaSearch(size_t keyCount, BrkgaParams params, KeyBias bias)
     if (params_.population < 2) throw std::invalid_argument("BRKGA population must be at least 2");
     if (!(params_.eliteFraction > 0 && params_.eliteFraction < 1))
         throw std::invalid_argument("BRKGA elite fraction must be in (0, 1)");
+    if (!(params_.uniformMutantShare >= 0 && params_.uniformMutantShare <= 1))
+        throw std::invalid_argument("BRKGA uniform mutant share must be in [0, 1]");
     if (!(params_.mutantFraction >= 0 && params_.eliteFraction + params_.mutantFraction <= 1))
         throw std::invalid_argument("BRKGA mutant fraction must be >= 0 and elite + mutant <= 1");
     if (!(params_.rhoE >= 0 && params_.rhoE <= 1)) throw std::invalid_argument("BRKGA rho_e must be in [0, 1]");
@@ -57,7 +59,8 @@ void BrkgaSearch::setInitialChromosomes(std::vector<std::vector<double>> chromos
 }
 
 void BrkgaSearch::drawMutant(Rng& rng, double* out) const {
-    if (bias_.betaAlpha.empty()) {
+    // (the extra draw only when a share is set, so the default keeps every stream as it was)
+    if (bias_.betaAlpha.empty() || (params_.uniformMutantShare > 0 && rng.uniform() < params_.uniformMutantShare)) {
         for (size_t i = 0; i < L_; ++i) out[i] = rng.uniform();
     } else {
         for (size_t i = 0; i < L_; ++i) out[i] = rng.beta(bias_.betaAlpha[i], bias_.betaBeta[i]);

@@ -28,6 +28,9 @@ struct BrkgaParams {
     double eliteFraction = 0.10;
     double mutantFraction = 0.10;
     double rhoE = 0.70;
+    // With a KeyBias: the share of mutants (generation 0's included) drawn uniform instead of from
+    // the bias, each chromosome as a whole. 0 (the default) draws every one from the bias.
+    double uniformMutantShare = 0;
 };
 
 struct KeyBias {
