@@ -537,3 +537,24 @@ TEST(RegalEvaluation, ADeterministicBaselineReusesTheSolutionThatSeededBrkga) {
     EXPECT_EQ(g.seedSolutions->computed(), 2);
     EXPECT_EQ(g.seedSolutions->reused(), 4);
 }
+
+// A data set's graph brings its preset with less memory, named after it; `place --engine regal`
+// on such a graph looked for a policy of that exact name and found none.
+TEST(RegalPolicyLookup, ADataSetsSetupIsServedByItsPresetsPolicy) {
+    const std::string derived = "4xv100-16gb-nvlink" + std::string(kMemoryShareSuffix) + "59 % of the graph's";
+    const std::string found = findDefaultPolicy("throughput", derived);
+    EXPECT_EQ(fs::path(found).filename(), "regal-throughput-4xv100-16gb-nvlink.json") << found;
+    EXPECT_EQ(fs::path(findDefaultPolicy("runtime", "4xv100-16gb-nvlink")).filename(),
+              "regal-runtime-4xv100-16gb-nvlink.json");
+    // No memory policy for that preset: the error names every file it looked for.
+    try {
+        findDefaultPolicy("memory", derived);
+        FAIL() << "no memory policy ships for 4xv100-16gb-nvlink";
+    } catch (const std::invalid_argument& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("regal-memory-4xv100-16gb-nvlink.json"), std::string::npos) << m;
+        EXPECT_NE(m.find("regal-memory-any.json"), std::string::npos) << m;
+    }
+    // The same words elsewhere in a name are not a data set's suffix.
+    EXPECT_THROW(findDefaultPolicy("throughput", std::string(kMemoryShareSuffix) + "x"), std::invalid_argument);
+}

@@ -88,7 +88,7 @@ DeviceModel withMemoryShare(DeviceModel devices, int64_t needBytes, double share
     const auto bytes = static_cast<int64_t>(std::llround(static_cast<double>(needBytes) * share));
     for (auto& d : devices.devices) d.memoryBytes = std::max<int64_t>(1, bytes);
     std::ostringstream name;
-    name << devices.name << ", memory " << std::fixed << std::setprecision(0) << 100 * share << " % of the graph's";
+    name << devices.name << kMemoryShareSuffix << std::fixed << std::setprecision(0) << 100 * share << " % of the graph's";
     devices.name = name.str();
     return devices;
 }

@@ -420,15 +420,23 @@ std::string policyFileName(const std::string& objective, const std::string& devi
 std::string findDefaultPolicy(const std::string& objective, const std::string& devices) {
     namespace fs = std::filesystem;
     const std::string file = policyFileName(objective, devices), any = policyFileName(objective, kAnyDevices);
+    std::vector<std::string> names = {file};
+    // A data set's graph brings its preset with less memory ("4xv100-16gb-nvlink, memory 59 % of
+    // the graph's": regal::withMemoryShare); the preset's policy was trained on such setups.
+    if (const size_t cut = devices.find(kMemoryShareSuffix); cut != std::string::npos && cut > 0)
+        names.push_back(policyFileName(objective, devices.substr(0, cut)));
+    names.push_back(any);
     std::string looked;
     std::error_code ec;
-    for (const std::string& name : {file, any})
+    for (const std::string& name : names)
         for (const auto& dir : policySearchDirs()) {
             const fs::path p = fs::path(dir) / name;
             if (fs::is_regular_file(p, ec)) return p.string();
             if (name == file) looked += (looked.empty() ? "" : ", ") + dir;
         }
-    throw std::invalid_argument("no shipped REGAL policy " + file + " (nor " + any + ") for objective '" + objective +
+    std::string others;
+    for (size_t i = 1; i < names.size(); ++i) others += (i > 1 ? ", " : "") + names[i];
+    throw std::invalid_argument("no shipped REGAL policy " + file + " (nor " + others + ") for objective '" + objective +
                                 "' and devices '" + devices + "' (looked in " + looked +
                                 "; train one with graphopt train-policy or pass --policy FILE)");
 }

@@ -171,10 +171,14 @@ void writePolicyFile(const std::string& path, const PolicyFile& f);  // atomical
 
 // The shipped policy for an objective and device preset: regal-OBJECTIVE-DEVICES.json looked up in
 // policySearchDirs() (run/ResourceLocator.h: $GRAPHOPT_POLICY_DIR, then the bundled policies of
-// an installed program or of the source tree), and when there is none for that preset, the
-// per-device policy regal-OBJECTIVE-any.json (kAnyDevices). Throws std::invalid_argument listing
+// an installed program or of the source tree); when there is none for that preset, the policy of
+// the preset a data set's setup was made from (kMemoryShareSuffix below), then the per-device
+// policy regal-OBJECTIVE-any.json (kAnyDevices). Throws std::invalid_argument listing
 // where it looked when neither exists.
 constexpr const char* kAnyDevices = "any";
+// What regal::withMemoryShare (RegalDataset.h) appends to a preset's name: "PRESET, memory 59 % of
+// the graph's". findDefaultPolicy serves such a setup with PRESET's policy, trained on them.
+constexpr const char* kMemoryShareSuffix = ", memory ";
 std::string policyFileName(const std::string& objective, const std::string& devices);
 std::string findDefaultPolicy(const std::string& objective, const std::string& devices);
 
