@@ -13,6 +13,7 @@
 #include <QTemporaryDir>
 #include <QThread>
 #include <cstdio>
+#include <exception>
 
 #include "DeviceSetupDialog.h"
 #include "MemoryChartView.h"
@@ -157,7 +158,12 @@ int main(int argc, char** argv) {
         return 2;
     }
     const QString dir = QString::fromLocal8Bit(argv[1]);
-    if (argc >= 8) return realRun(dir, argv, argc);
+    if (argc >= 8) try {
+            return realRun(dir, argv, argc);
+        } catch (const std::exception& e) {  // a bad model, device setup or engine name: say which
+            std::fprintf(stderr, "graphopt-pipeline-screenshots: %s\n", e.what());
+            return 1;
+        }
     QTemporaryDir scratch;
     qputenv("GRAPHOPT_USER_POLICY_DIR", scratch.filePath("policies").toUtf8());
     bool ok = true;
