@@ -59,6 +59,14 @@ std::vector<T> onTwoRanks(const std::function<T(Communicator&)>& body) {
     return {a.get(), b.get()};
 }
 
+// The synthetic training graphs of 12 and 20 nodes on 2xgpu-pcie (each call: graphs of their own).
+std::vector<PolicyGraph> smallTrainingGraphs(PlacementObjective objective) {
+    TrainingSetOptions set;
+    set.sizes = {12, 20};
+    set.graphSeeds = 1;
+    return buildTrainingSet(set, DeviceModel::preset("2xgpu-pcie"), objective);
+}
+
 }  // namespace
 
 TEST(Distributed, CollectivesCarryExactBytesAndSums) {
@@ -160,11 +168,7 @@ TEST(Distributed, TrainersWhoseWeightsDifferStopNamingTheRanks) {
 // The elite runs of imitation are shared out among the ranks (they used to run on every rank):
 // both ranks end with the targets of one process, graph by graph, whichever rank ran them.
 TEST(Distributed, EliteRunsAreSharedOutAndGiveOneProcesssTargets) {
-    const DeviceModel dev = DeviceModel::preset("2xgpu-pcie");
-    TrainingSetOptions set;
-    set.sizes = {12, 20};
-    set.graphSeeds = 1;
-    const std::vector<PolicyGraph> graphs = buildTrainingSet(set, dev, PlacementObjective::Runtime);
+    const std::vector<PolicyGraph> graphs = smallTrainingGraphs(PlacementObjective::Runtime);
     ASSERT_GE(graphs.size(), 5u);  // more than one round of 2 graphs per rank
     ImitationOptions o;
     o.budget = 60;
@@ -195,11 +199,7 @@ TEST(Distributed, EliteRunsAreSharedOutAndGiveOneProcesssTargets) {
 
 // A rank that is cancelled stops every rank after the round, with the targets of the rounds before.
 TEST(Distributed, ACancelledRankStopsTheEliteRunsOfEveryRank) {
-    const DeviceModel dev = DeviceModel::preset("2xgpu-pcie");
-    TrainingSetOptions set;
-    set.sizes = {12, 20};
-    set.graphSeeds = 1;
-    const std::vector<PolicyGraph> graphs = buildTrainingSet(set, dev, PlacementObjective::Runtime);
+    const std::vector<PolicyGraph> graphs = smallTrainingGraphs(PlacementObjective::Runtime);
     ImitationOptions o;
     o.budget = 60;
     o.seeds = 1;
@@ -218,10 +218,6 @@ TEST(Distributed, ACancelledRankStopsTheEliteRunsOfEveryRank) {
 // Seeded training over ranks: every deterministic seed engine runs once per graph on one rank and
 // every rank keeps its solution; a BRKGA run afterwards runs none of them again.
 TEST(Distributed, SeedSolutionsAreComputedOnceAndKeptOnEveryRank) {
-    const DeviceModel dev = DeviceModel::preset("2xgpu-pcie");
-    TrainingSetOptions set;
-    set.sizes = {12, 20};
-    set.graphSeeds = 1;
     const nlohmann::json params = brkgaSeedParams(true, {"dp-contiguous"});
     struct RankView {
         int64_t computed = 0, computedAfter = 0;
@@ -229,7 +225,7 @@ TEST(Distributed, SeedSolutionsAreComputedOnceAndKeptOnEveryRank) {
         std::vector<int64_t> evaluations;
     };
     const auto views = onTwoRanks<RankView>([&](Communicator& c) {
-        const std::vector<PolicyGraph> graphs = buildTrainingSet(set, dev, PlacementObjective::Throughput);
+        const std::vector<PolicyGraph> graphs = smallTrainingGraphs(PlacementObjective::Throughput);
         RankView v;
         EXPECT_TRUE(shareSeedSolutions(graphs, params, 100, 1, c));
         for (const PolicyGraph& g : graphs) {
@@ -245,7 +241,7 @@ TEST(Distributed, SeedSolutionsAreComputedOnceAndKeptOnEveryRank) {
         }
         return v;
     });
-    const std::vector<PolicyGraph> alone = buildTrainingSet(set, dev, PlacementObjective::Throughput);
+    const std::vector<PolicyGraph> alone = smallTrainingGraphs(PlacementObjective::Throughput);
     const std::vector<std::string> names = seedEngineNames(params);
     ASSERT_EQ(names.size(), 4u);  // heft, xla-best, single, dp-contiguous
     EXPECT_EQ(views[0].computed + views[1].computed, int64_t(alone.size() * names.size()));
