@@ -27,8 +27,9 @@
 // weights of one process bit for bit.
 // Validation graphs are shared out the same way, and so, before the first epoch, are the
 // deterministic seed engines' solutions of every graph (shareSeedSolutions: each computed on one
-// rank, kept on all) and imitation's elite runs (RegalImitation.h: eliteTargets). After every epoch the ranks compare a checksum
-// of the weights and the optimizer state; a mismatch throws DistributedError.
+// rank, kept on all) and imitation's elite runs (RegalImitation.h: eliteTargets). After every
+// epoch the ranks compare a checksum of the weights and the optimizer state; a mismatch throws
+// DistributedError.
 #pragma once
 
 #include <cstdint>

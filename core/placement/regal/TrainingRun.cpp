@@ -317,6 +317,27 @@ TrainingResult TrainingRun::run(const RunReporter& reporter, const CancellationT
             (skipped.empty() ? std::string() : ", " + std::to_string(skipped.size()) + " left out (above)"));
     }
     const bool imitate = s.imitation.epochs > 0 && s.resume.empty();
+    const auto cancelled = [&] {
+        TrainingResult res;
+        res.runStatus = RunStatus::Cancelled;
+        res.wallS = secondsSince(t0);
+        res.skipped = skipped;
+        return res;
+    };
+    // A phase's progress over `total` graphs: "WHAT done on N of TOTAL graphs (T s)", at most one
+    // line every half minute, and the last one (unless `quietWhenQuick` and it all took less).
+    const auto phaseProgress = [&log](std::string what, size_t total, bool quietWhenQuick) {
+        return [&log, what = std::move(what), total, quietWhenQuick, start = std::chrono::steady_clock::now(),
+                lastLogS = 0.0, logged = false](size_t done) mutable {
+            const double t = secondsSince(start);
+            if (done < total ? t - lastLogS < 30 : quietWhenQuick && !logged && t < 30) return;
+            lastLogS = t;
+            logged = true;
+            std::ostringstream line;
+            line << what << " done on " << done << " of " << total << " graphs (" << int(t) << " s)";
+            log(line.str());
+        };
+    };
     // The seed engines' solutions first, each graph's computed once on one rank and handed to all
     // (every BRKGA run of the training and of the elite runs starts from them).
     {
@@ -328,27 +349,11 @@ TrainingResult TrainingRun::run(const RunReporter& reporter, const CancellationT
             brkgaSeedParams(o.seedHeuristics || (imitate && s.imitation.seedHeuristics), engines);
         std::vector<PolicyGraph> all = train;
         all.insert(all.end(), validation.begin(), validation.end());
-        const auto seedsStart = std::chrono::steady_clock::now();
-        double lastLogS = 0;
-        bool logged = false;
-        const bool done = shareSeedSolutions(all, seedParams, o.budget, o.threads, *comm_, cancel, [&](size_t n) {
-            const double t = secondsSince(seedsStart);
-            if ((n < all.size() && t - lastLogS < 30) || (!logged && n == all.size() && t < 30)) return;
-            lastLogS = t;
-            logged = true;
-            std::ostringstream line;
-            std::string names;
-            for (const std::string& name : seedEngineNames(seedParams)) names += (names.empty() ? "" : ", ") + name;
-            line << "seed solutions (" << names << ") done on " << n << " of " << all.size() << " graphs (" << int(t) << " s)";
-            log(line.str());
-        });
-        if (!done) {
-            TrainingResult res;
-            res.runStatus = RunStatus::Cancelled;
-            res.wallS = secondsSince(t0);
-            res.skipped = skipped;
-            return res;
-        }
+        std::string names;
+        for (const std::string& name : seedEngineNames(seedParams)) names += (names.empty() ? "" : ", ") + name;
+        if (!shareSeedSolutions(all, seedParams, o.budget, o.threads, *comm_, cancel,
+                                phaseProgress("seed solutions (" + names + ")", all.size(), true)))
+            return cancelled();
     }
     // Imitation first (a fresh run only: a checkpoint already holds the imitated weights). The
     // elite runs are shared out among the ranks and their elites exchanged; then each rank
@@ -359,18 +364,8 @@ TrainingResult TrainingRun::run(const RunReporter& reporter, const CancellationT
         log("imitation: elite BRKGA runs on " + std::to_string(train.size()) + " training graphs (" +
             std::to_string(s.imitation.seeds) + " seeds x " + std::to_string(s.imitation.budget) + " evaluations" +
             (comm_->distributed() ? ", shared out among " + std::to_string(comm_->worldSize()) + " ranks" : "") + ")");
-        const auto elitesStart = std::chrono::steady_clock::now();
-        double lastLogS = 0;
-        const std::vector<PolicyAction> targets =
-            eliteTargets(train, s.imitation, *comm_, cancel, [&](size_t done) {
-                const double t = secondsSince(elitesStart);
-                if (done < train.size() && t - lastLogS < 30) return;  // a line every half minute at most
-                lastLogS = t;
-                std::ostringstream line;
-                line << "imitation: elite runs done on " << done << " of " << train.size() << " graphs (" << int(t)
-                     << " s)";
-                log(line.str());
-            });
+        const std::vector<PolicyAction> targets = eliteTargets(
+            train, s.imitation, *comm_, cancel, phaseProgress("imitation: elite runs", train.size(), false));
         if (targets.size() == train.size())
             imitated = imitateTargets(*model, train, targets, s.imitation, [&](const ImitationReport& r) {
                 std::ostringstream line;
@@ -378,13 +373,7 @@ TrainingResult TrainingRun::run(const RunReporter& reporter, const CancellationT
                      << ", agreement with the elites " << r.agreement << " (" << r.seconds << " s)";
                 log(line.str());
             }, cancel);
-        if (imitated.epoch < s.imitation.epochs) {
-            TrainingResult res;
-            res.runStatus = RunStatus::Cancelled;
-            res.wallS = secondsSince(t0);
-            res.skipped = skipped;
-            return res;
-        }
+        if (imitated.epoch < s.imitation.epochs) return cancelled();
     }
     PolicyTrainer trainer(*model, o, std::move(train), std::move(validation), comm_);
     TrainingResult res;
