@@ -89,10 +89,10 @@ void XgbCostModel::fit(const std::vector<ConfigIndex>& configs, const std::vecto
     std::vector<float> data, labels;
     size_t cols = 0;
     for (size_t i = 0; i < configs.size(); ++i) {
-        const std::vector<double> f = features_(configs[i]);
+        const std::vector<float>& f = featureRow(configs[i]);
         if (i == 0) cols = f.size();
         if (f.size() != cols || cols == 0) throw std::logic_error("XgbCostModel: feature rows of different lengths");
-        for (double v : f) data.push_back(static_cast<float>(v));
+        data.insert(data.end(), f.begin(), f.end());
         labels.push_back(static_cast<float>(std::max(0.0, gflops[i]) / best));
     }
     const Matrix train(data, configs.size(), cols);
@@ -130,6 +130,34 @@ void XgbCostModel::fit(const std::vector<ConfigIndex>& configs, const std::vecto
     ++fits_;
 }
 
+const std::vector<float>& XgbCostModel::featureRow(ConfigIndex config) const {
+    if (options_.featureCacheSize > 0) {
+        if (auto it = featureCache_.find(config); it != featureCache_.end()) {
+            ++cacheStats_.reused;
+            return it->second;
+        }
+    }
+    const std::vector<double> f = features_(config);
+    ++cacheStats_.computed;
+    std::vector<float> row(f.begin(), f.end());
+    if (options_.featureCacheSize == 0) {
+        uncachedRow_ = std::move(row);
+        return uncachedRow_;
+    }
+    if (featureCache_.size() >= options_.featureCacheSize) featureCache_.clear();
+    return featureCache_.emplace(config, std::move(row)).first->second;
+}
+
+std::vector<double> XgbCostModel::predictRows(const std::vector<float>& data, size_t rows) const {
+    const Matrix m(data, rows, featureCount_);
+    bst_ulong len = 0;
+    const float* out = nullptr;
+    check(XGBoosterPredict(static_cast<BoosterHandle>(booster_), m.get(), 0, 0, 0, &len, &out), "XGBoosterPredict");
+    if (len != rows) throw std::runtime_error("xgboost: XGBoosterPredict returned " + std::to_string(len) +
+                                              " values for " + std::to_string(rows) + " rows");
+    return std::vector<double>(out, out + len);  // copied: the buffer belongs to the booster
+}
+
 std::vector<double> XgbCostModel::predictFeatures(const std::vector<std::vector<double>>& rows) const {
     if (!booster_ || rows.empty()) return std::vector<double>(rows.size(), 0.0);
     std::vector<float> data;
@@ -138,21 +166,19 @@ std::vector<double> XgbCostModel::predictFeatures(const std::vector<std::vector<
         if (r.size() != featureCount_) throw std::invalid_argument("XgbCostModel: a feature row of the wrong length");
         for (double v : r) data.push_back(static_cast<float>(v));
     }
-    const Matrix m(data, rows.size(), featureCount_);
-    bst_ulong len = 0;
-    const float* out = nullptr;
-    check(XGBoosterPredict(static_cast<BoosterHandle>(booster_), m.get(), 0, 0, 0, &len, &out), "XGBoosterPredict");
-    if (len != rows.size()) throw std::runtime_error("xgboost: XGBoosterPredict returned " + std::to_string(len) +
-                                                     " values for " + std::to_string(rows.size()) + " rows");
-    return std::vector<double>(out, out + len);  // copied: the buffer belongs to the booster
+    return predictRows(data, rows.size());
 }
 
 std::vector<double> XgbCostModel::predict(const std::vector<ConfigIndex>& configs) const {
-    if (!booster_) return std::vector<double>(configs.size(), 0.0);
-    std::vector<std::vector<double>> rows;
-    rows.reserve(configs.size());
-    for (ConfigIndex c : configs) rows.push_back(features_(c));
-    return predictFeatures(rows);
+    if (!booster_ || configs.empty()) return std::vector<double>(configs.size(), 0.0);
+    std::vector<float> data;
+    data.reserve(configs.size() * featureCount_);
+    for (ConfigIndex c : configs) {
+        const std::vector<float>& r = featureRow(c);
+        if (r.size() != featureCount_) throw std::invalid_argument("XgbCostModel: a feature row of the wrong length");
+        data.insert(data.end(), r.begin(), r.end());
+    }
+    return predictRows(data, configs.size());
 }
 
 FeatureFn contextFeatures(const TunerContext& context) {

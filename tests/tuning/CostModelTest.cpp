@@ -136,6 +136,51 @@ TEST(XgbCostModel, IsDeterministicAndChecksRowLengths) {
     EXPECT_THROW(a.predictFeatures({{1.0, 2.0}}), std::invalid_argument);
 }
 
+// A configuration's features are computed once and kept: scoring it again (as the annealing
+// explorer does all the time) reuses them and predicts exactly what a model without the cache
+// predicts; a full cache is emptied and refilled.
+TEST(XgbCostModel, KeepsEachConfigurationsFeaturesAndPredictsTheSameWithoutThem) {
+    const TuningTask task = makeConv2d(1, 32, 28, 28, 64, 3, 1, 1);
+    const KnobSpace space = templateSpace(task);
+    Rng rng(12);
+    std::unordered_set<ConfigIndex> used;
+    const Data d = sample(task, space, 80, rng, used);
+    int calls = 0;
+    auto features = [&](ConfigIndex c) {
+        ++calls;
+        return scheduleFeatures(task, space, c);
+    };
+    XgbOptions none;
+    none.featureCacheSize = 0;
+    XgbCostModel cached(features), uncached(features, none);
+    cached.fit(d.configs, d.gflops);
+    EXPECT_EQ(calls, 80);
+    uncached.fit(d.configs, d.gflops);
+    EXPECT_EQ(calls, 160);
+    // The training configurations again, then new ones twice.
+    std::vector<ConfigIndex> fresh = sample(task, space, 40, rng, used).configs;
+    const std::vector<double> p1 = cached.predict(d.configs), p2 = cached.predict(fresh), p3 = cached.predict(fresh);
+    EXPECT_EQ(calls, 160 + 40);
+    EXPECT_EQ(cached.featureCacheStats().computed, 120);
+    EXPECT_EQ(cached.featureCacheStats().reused, 80 + 40);
+    EXPECT_EQ(p1, uncached.predict(d.configs));
+    EXPECT_EQ(p2, uncached.predict(fresh));
+    EXPECT_EQ(p3, p2);
+    EXPECT_EQ(uncached.featureCacheStats().reused, 0);
+    EXPECT_EQ(uncached.featureCacheStats().computed, 80 + 80 + 40);
+
+    XgbOptions small;
+    small.featureCacheSize = 50;
+    XgbCostModel bounded(features, small);
+    bounded.fit(d.configs, d.gflops);  // 80 rows through a cache of 50: emptied at the 51st
+    const std::vector<ConfigIndex> last30(d.configs.end() - 30, d.configs.end()), first10(d.configs.begin(), d.configs.begin() + 10);
+    EXPECT_EQ(bounded.predict(last30), uncached.predict(last30));
+    EXPECT_EQ(bounded.featureCacheStats().computed, 80);
+    EXPECT_EQ(bounded.featureCacheStats().reused, 30);
+    EXPECT_EQ(bounded.predict(first10), uncached.predict(first10));
+    EXPECT_EQ(bounded.featureCacheStats().computed, 90);
+}
+
 TEST(XgbCostModel, XgboostErrorsBecomeExceptionsWithItsMessage) {
     const KnobSpace space = templateSpace(makeDense(64, 64, 64));
     XgbOptions o;
