@@ -139,24 +139,34 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent), job_(new Backgrou
 
     connect(train_, &QPushButton::clicked, this, [this] {
         QString error;
-        if (!startTraining(&error)) status_->setText(error);
+        if (!startTraining(&error)) setStatus(error);
     });
     connect(resume_, &QPushButton::clicked, this, [this] {
         QString error;
-        if (!resumeTraining(&error)) status_->setText(error);
+        if (!resumeTraining(&error)) setStatus(error);
     });
     connect(cancel_, &QPushButton::clicked, this, &TrainingView::cancel);
     connect(job_, &BackgroundJob::progress, this, &TrainingView::onProgress);
     connect(job_, &BackgroundJob::finished, this, &TrainingView::onFinished);
     connect(job_, &BackgroundJob::failed, this, [this](const QString& message) {
-        status_->setText(tr("Training failed: %1").arg(message));
+        setStatus(tr("Training failed: %1").arg(message));
         updateButtons();
         emit trainingFinished(QString());
     });
     updateButtons();
 }
 
-TrainingView::~TrainingView() = default;
+// The job first, while the view is whole: its destructor stops the worker and waits for it, so
+// no progress line is queued to a view being destroyed.
+TrainingView::~TrainingView() {
+    delete job_;
+    job_ = nullptr;
+}
+
+void TrainingView::setStatus(const QString& text) {
+    status_->setText(text);
+    emit statusChanged(text);
+}
 
 void TrainingView::setObjective(const QString& o) { objective_->setCurrentText(o); }
 void TrainingView::setDevices(const QString& d) { devices_->setCurrentText(d); }
@@ -165,6 +175,7 @@ void TrainingView::setSeed(int s) { seed_->setValue(s); }
 void TrainingView::setBudget(int b) { budget_->setValue(b); }
 void TrainingView::setSamples(int s) { samples_->setValue(s); }
 void TrainingView::setSizes(const QString& s) { sizes_->setText(s); }
+void TrainingView::setImitationEpochs(int e) { imitate_->setValue(e); }
 bool TrainingView::isRunning() const { return job_->isRunning(); }
 int TrainingView::epochsPlotted() const { return epochs_plotted_; }
 QString TrainingView::statusText() const { return status_->text(); }
@@ -195,7 +206,7 @@ bool TrainingView::showStoredRun(qint64 runId, QString* error) {
         onProgress(QVector<ProgressEvent>(events.begin(), events.end()));
         setObjective(QString::fromStdString(s.run.objective));
         setDevices(QString::fromStdString(s.run.spec.value("devices", std::string())));
-        status_->setText(tr("Stored run %1 (%2, seed %3): %n epoch(s).", nullptr, static_cast<int>(events.size()))
+        setStatus(tr("Stored run %1 (%2, seed %3): %n epoch(s).", nullptr, static_cast<int>(events.size()))
                              .arg(runId)
                              .arg(QString::fromStdString(runStatusName(s.run.status)))
                              .arg(s.run.seed));
@@ -258,6 +269,18 @@ bool TrainingView::start(const QString& resumeFrom, QString* error) {
         if (error) *error = QString::fromStdString(e.what());
         return false;
     }
+    // The phases before the first epoch (seed solutions, imitation's elite runs and epochs) can
+    // take minutes; their progress lines (the CLI prints them on stderr) go to the status line.
+    // They come from the worker thread: queued to this view, which outlives the run (its job
+    // waits for the worker when it is destroyed).
+    run->setLog([this](const std::string& line) {
+        QMetaObject::invokeMethod(
+            this,
+            [this, text = QString::fromStdString(line)] {
+                if (job_ && job_->isRunning() && epochs_plotted_ == 0) setStatus(tr("Training: %1 ...").arg(text));
+            },
+            Qt::QueuedConnection);
+    });
     if (resumeFrom.isEmpty()) {
         for (auto& p : plots_) {
             p.series->clear();
@@ -271,7 +294,7 @@ bool TrainingView::start(const QString& resumeFrom, QString* error) {
         return false;
     }
     lastCheckpoint_ = pendingOut_ + ".ckpt";
-    status_->setText(resumeFrom.isEmpty() ? tr("Training: preparing the training graphs ...")
+    setStatus(resumeFrom.isEmpty() ? tr("Training: preparing the training graphs ...")
                                           : tr("Resuming from %1 ...").arg(QFileInfo(resumeFrom).fileName()));
     updateButtons();
     return true;
@@ -280,7 +303,7 @@ bool TrainingView::start(const QString& resumeFrom, QString* error) {
 void TrainingView::cancel() {
     if (!job_->isRunning()) return;
     job_->cancel();
-    status_->setText(tr("Stopping after the current training graph; the last whole epoch's checkpoint stays ..."));
+    setStatus(tr("Stopping after the current training graph; the last whole epoch's checkpoint stays ..."));
 }
 
 void TrainingView::onProgress(const QVector<ProgressEvent>& events) {
@@ -302,7 +325,7 @@ void TrainingView::onProgress(const QVector<ProgressEvent>& events) {
             axes[1]->setRange(p.minY - pad, p.maxY + pad);
         }
         epochs_plotted_ = plots_.front().series->count();
-        status_->setText(tr("Epoch %1: mean reward %2, validation win rate %3, entropy %4")
+        setStatus(tr("Epoch %1: mean reward %2, validation win rate %3, entropy %4")
                              .arg(e.step)
                              .arg(e.values.value("mean_reward", 0.0), 0, 'g', 4)
                              .arg(e.values.value("validation_win_rate", 0.0), 0, 'f', 2)
@@ -316,7 +339,7 @@ void TrainingView::onFinished() {
     if (!result) return;
     if (!result->checkpointPath.empty()) lastCheckpoint_ = QString::fromStdString(result->checkpointPath);
     if (result->status() != RunStatus::Finished || result->policyPath.empty()) {
-        status_->setText(tr("Cancelled after %n whole epoch(s); Resume goes on from the checkpoint.", nullptr,
+        setStatus(tr("Cancelled after %n whole epoch(s); Resume goes on from the checkpoint.", nullptr,
                             result->epochsDone));
         updateButtons();
         emit trainingFinished(QString());
@@ -339,7 +362,7 @@ void TrainingView::onFinished() {
             registered = tr(" (not registered in the run store: %1)").arg(QString::fromStdString(e.what()));
         }
     }
-    status_->setText(tr("Trained %n epoch(s); policy written to %1%2. Choose it in the run panel (engine regal).", nullptr,
+    setStatus(tr("Trained %n epoch(s); policy written to %1%2. Choose it in the run panel (engine regal).", nullptr,
                         result->epochsDone)
                          .arg(lastPolicy_, registered));
     pendingOut_.clear();

@@ -44,6 +44,7 @@ public:
     void setBudget(int budget);
     void setSamples(int samples);
     void setSizes(const QString& sizes);  // synthetic training graph sizes, "30,80"
+    void setImitationEpochs(int epochs);
 
     // Plots a stored training run's epochs (the Runs tab's Open).
     bool showStoredRun(qint64 runId, QString* error = nullptr);
@@ -59,12 +60,14 @@ public:
 signals:
     void trainingFinished(const QString& policyPath);  // "" when cancelled or failed
     void policyRegistered(const QString& policyPath);
+    void statusChanged(const QString& text);  // every new status line
 
 private:
     bool start(const QString& resumeFrom, QString* error);
     void onProgress(const QVector<ProgressEvent>& events);
     void onFinished();
     void updateButtons();
+    void setStatus(const QString& text);
 
     QString dbPath_, lastPolicy_, lastCheckpoint_, pendingOut_;
     BackgroundJob* job_ = nullptr;

@@ -54,7 +54,9 @@ TEST(TrainingView, OneEpochFromTheGuiGivesAPolicyTheRunPanelOffers) {
     w.setDatabasePath(db);
     TrainingView* t = w.trainingView();
     tiny(t, 1);
+    t->setImitationEpochs(1);
     QSignalSpy finished(t, &TrainingView::trainingFinished);
+    QSignalSpy statuses(t, &TrainingView::statusChanged);
     QString error;
     ASSERT_TRUE(t->startTraining(&error)) << error.toStdString();
     ASSERT_TRUE(finished.wait(600000));
@@ -63,6 +65,19 @@ TEST(TrainingView, OneEpochFromTheGuiGivesAPolicyTheRunPanelOffers) {
     EXPECT_TRUE(QFileInfo::exists(policy));
     EXPECT_TRUE(policy.startsWith(dir.filePath("policies")));
     EXPECT_EQ(t->epochsPlotted(), 1);
+    // The phases before the first epoch said what they were doing, in order, before it came.
+    QStringList said;
+    for (const auto& args : statuses) said << args.first().toString();
+    const auto at = [&](const QString& needle) {
+        for (int i = 0; i < said.size(); ++i)
+            if (said[i].contains(needle)) return i;
+        return -1;
+    };
+    const int elite = at("Training: imitation: elite BRKGA runs"), imitated = at("Training: imitation epoch 1/1"),
+              epoch = at("Epoch 1:");
+    EXPECT_GE(elite, 0) << said.join("\n").toStdString();
+    EXPECT_GT(imitated, elite) << said.join("\n").toStdString();
+    EXPECT_GT(epoch, imitated) << said.join("\n").toStdString();
 
     // Registered in the store with its training run, and offered for memory on 2xgpu-pcie only.
     graphopt::RunStore store(db.toStdString());
