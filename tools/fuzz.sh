@@ -18,7 +18,8 @@
 # list of tolerated crashes.
 #
 # Environment: FUZZ_WORK_DIR (default: a new temporary directory; corpora, logs, findings; kept
-#              when something was found), FUZZ_JOBS (build parallelism, default 2), FUZZ_TIMEOUT
+#              when something was found), FUZZ_JOBS (build parallelism, default 2), FUZZ_PARALLEL
+#              (targets fuzzed at once, default one per core), FUZZ_TIMEOUT
 #              (seconds one input may take; default 60 in ci mode, where a slow machine must not
 #              turn into a finding, 25 otherwise), FUZZ_SEED (exploring mode only, default 0 = random).
 set -euo pipefail
@@ -108,11 +109,15 @@ if [[ $mode == ci ]]; then
   cp "$root/fuzz/lsan.supp" "$work/lsan.supp"
 fi
 
-failed=()
-findings_all=()
-summary=()
-fuzzStart=$(date +%s)
-for t in "${targets[@]}"; do
+# runTarget TARGET: fuzzes one target and replays its regression inputs. It runs in a process of
+# its own, beside others (below), so it leaves its results in files of $out: TARGET.summary (its
+# line of the table), TARGET.status (0 or the failing exit status), TARGET.findings (the inputs
+# to look at, one per line) and, when it failed, TARGET.failure (the end of its log). Every file
+# it writes has the target's name in it, and each target is its own process with its own seed,
+# run count and corpus, so running several at once changes no input any of them tries.
+runTarget() {
+  local t=$1 corpus findings seeds log status rstatus regressions last secs execs files t0
+  local inputs_from=() maxlen=() budget=() inputs=() found=()
   corpus="$work/corpus/$t"
   findings="$work/findings/$t"
   mkdir -p "$corpus" "$findings"
@@ -140,10 +145,10 @@ for t in "${targets[@]}"; do
   [[ "$t" == policy ]] && maxlen=(-max_len=16384)
   if [[ $mode == ci ]]; then
     budget=(-runs="$(ciRuns "$t")")
-    echo "fuzz: $t, $(ciRuns "$t") executions from seed $seed ($seeds seed files)"
+    echo "fuzz: $t, $(ciRuns "$t") executions from seed $seed ($seeds seed files)" >&3
   else
     budget=(-max_total_time="$seconds")
-    echo "fuzz: $t for $seconds s ($seeds seed files, seed $seed)"
+    echo "fuzz: $t for $seconds s ($seeds seed files, seed $seed)" >&3
   fi
   t0=$(date +%s)
   set +e
@@ -175,21 +180,57 @@ for t in "${targets[@]}"; do
       if ((rstatus != 0)); then
         # The replay names the file it is running before running it: the last one named is it.
         last=$(sed -n 's/^Running: //p' "$work/$t.regressions.log" | tail -1)
-        [[ -n "$last" ]] && findings_all+=("$t: $root/$last (regression input)")
+        [[ -n "$last" ]] && found+=("$t: $root/$last (regression input)")
         log="$work/$t.regressions.log"
         status=$rstatus
       fi
     fi
   fi
   secs=$(($(date +%s) - t0))
-  for f in "$findings"/*; do [[ -e "$f" ]] && findings_all+=("$t: $f"); done
+  for f in "$findings"/*; do [[ -e "$f" ]] && found+=("$t: $f"); done
   if ((status != 0)) || [[ -n "$(ls -A "$findings")" ]]; then
-    failed+=("$t")
-    echo "fuzz: $t FAILED (exit $status); the end of $log:"
-    tail -n 60 "$log"
+    ((status != 0)) || status=1  # a finding kept without a failing exit
+    {
+      echo "fuzz: $t FAILED (exit $status); the end of $log:"
+      tail -n 60 "$log"
+    } >"$out/$t.failure"
   fi
-  summary+=("$(printf '%-14s %10s executions  %6d corpus files (%d seeds)  %3d regression inputs  %5d s  %s' "$t" \
-    "${execs:-?}" "$files" "$seeds" "$regressions" "$secs" "$( ((status == 0)) && echo ok || echo FAILED)")")
+  printf '%s\n' "${found[@]}" >"$out/$t.findings"
+  echo "$status" >"$out/$t.status"
+  echo "$(printf '%-14s %10s executions  %6d corpus files (%d seeds)  %3d regression inputs  %5d s  %s' "$t" \
+    "${execs:-?}" "$files" "$seeds" "$regressions" "$secs" "$( ((status == 0)) && echo ok || echo FAILED)")" >"$out/$t.summary"
+  return 0
+}
+
+# The targets, FUZZ_PARALLEL at a time (default: one per core; each libFuzzer process uses one),
+# then their results in the order of the list.
+out="$work/results"
+mkdir -p "$out"
+# (nproc counts OMP_NUM_THREADS, set to 1 above for the fuzzers, as the number of processors)
+parallel=${FUZZ_PARALLEL:-$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)}
+((parallel >= 1)) || parallel=1
+fuzzStart=$(date +%s)
+running=0
+for t in "${targets[@]}"; do
+  if ((running >= parallel)); then
+    wait -n || true  # (a target's failure is in its files; one without them failed too)
+    running=$((running - 1))
+  fi
+  runTarget "$t" 3>&1 >"$out/$t.out" 2>&1 &  # (its start line on fd 3: this output, as it starts)
+  running=$((running + 1))
+done
+wait
+failed=()
+findings_all=()
+summary=()
+for t in "${targets[@]}"; do
+  cat "$out/$t.out"
+  summary+=("$(cat "$out/$t.summary" 2>/dev/null || printf '%-14s did not finish (see %s)' "$t" "$out/$t.out")")
+  if [[ "$(cat "$out/$t.status" 2>/dev/null)" != 0 ]]; then
+    failed+=("$t")
+    cat "$out/$t.failure" 2>/dev/null || true
+  fi
+  while IFS= read -r f; do [[ -n "$f" ]] && findings_all+=("$f"); done <"$out/$t.findings" 2>/dev/null || true
 done
 
 echo
