@@ -43,20 +43,8 @@ ninja -C "$build" -j "$jobs" graphopt_test_programs
 built=$(date +%s)
 echo "asan-tests: built in $((built - start)) s"
 
-# Run with leak detection off (every other check stays on), each for the reason given (found by
-# this run; drop a line when its test passes with leak detection on):
-leaky=(
-  # LSan: indirect leaks of Qt Charts objects made by TuningConvergenceChart (ui/TuningCharts.cpp:42)
-  # when a second TuningView is opened on the same database; the leak's root is not found.
-  'TuningView\.AStoredRunReopenedShowsTheSameScatterForItsLastBatch'
-  # LSan: the same Qt Charts tree of TuningConvergenceChart (the QChart, its legend, title and
-  # plot area; the QChartView itself is freed) is left behind when a MainWindow that has read a
-  # model is shown and then destroyed; opening without showing, or showing without a model,
-  # leaks nothing. Seen since the first picture comes from the fast layout; the root is not found.
-  'MainWindow\.LaysOutTheGraphInAChildProcessAndFindsNodes'
-  'GraphViewFolding\.MainWindowShowsTheFastLayoutFirstThenDotsKeepingTheSelection'
-  'GraphViewFolding\.KeepingTheFastLayoutSkipsDot'
-)
+# The tests run with leak detection off, each for the reason given in tools/lsan-leaky-tests.txt.
+mapfile -t leaky < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' -e 's/\./\\./g' -e 's/.*/^&$/' tools/lsan-leaky-tests.txt)
 leakyPattern=$(IFS='|'; echo "${leaky[*]}")
 export QT_QPA_PLATFORM=offscreen
 cd "$build"
