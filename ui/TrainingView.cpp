@@ -277,7 +277,7 @@ bool TrainingView::start(const QString& resumeFrom, QString* error) {
         QMetaObject::invokeMethod(
             this,
             [this, text = QString::fromStdString(line)] {
-                if (job_ && job_->isRunning() && epochs_plotted_ == 0) setStatus(tr("Training: %1 ...").arg(text));
+                if (job_ && job_->isRunning() && epochs_plotted_ == 0) setStatus(tr("Training: %1").arg(text));
             },
             Qt::QueuedConnection);
     });

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <sstream>
 #include <stdexcept>
 
@@ -369,8 +370,9 @@ TrainingResult TrainingRun::run(const RunReporter& reporter, const CancellationT
         if (targets.size() == train.size())
             imitated = imitateTargets(*model, train, targets, s.imitation, [&](const ImitationReport& r) {
                 std::ostringstream line;
-                line << "imitation epoch " << r.epoch << "/" << s.imitation.epochs << ": loss " << r.loss
-                     << ", agreement with the elites " << r.agreement << " (" << r.seconds << " s)";
+                line << "imitation epoch " << r.epoch << "/" << s.imitation.epochs << ": loss " << std::setprecision(4)
+                     << r.loss << ", agreement with the elites " << std::fixed << std::setprecision(3) << r.agreement
+                     << " (" << std::setprecision(1) << r.seconds << " s)";
                 log(line.str());
             }, cancel);
         if (imitated.epoch < s.imitation.epochs) return cancelled();
