@@ -1,7 +1,7 @@
 # Run by graphopt_add_suite_tests (SuiteTests.cmake) after a test program is linked: lists its
-cmake_minimum_required(VERSION 3.25)  # (script mode: the policies of this CMake, IN_LIST among them)
 # tests and writes one ctest entry per suite (and one per solo test) into CTEST_FILE.
 # Arguments: TEST_EXECUTABLE, CTEST_FILE, WORKING_DIR, SOLO_LIST (may be empty).
+cmake_minimum_required(VERSION 3.25)  # (script mode: the policies of this CMake, IN_LIST among them)
 execute_process(COMMAND "${TEST_EXECUTABLE}" --gtest_list_tests
                 WORKING_DIRECTORY "${WORKING_DIR}" OUTPUT_VARIABLE listing ERROR_VARIABLE errors
                 RESULT_VARIABLE rc TIMEOUT 60)
