@@ -30,6 +30,7 @@
 #include "graph/Loaders.h"
 #include "placement/PlacementRun.h"
 #include "placement/model/ScheduleSimulator.h"
+#include "run/CpuIdentity.h"
 #include "run/Units.h"
 #include "store/RecordedRun.h"
 #include "store/RunStore.h"
@@ -286,7 +287,7 @@ int cmdExecute(const ArgList& argv) {
         j["placement"] = placementText;
         j["devices"] = devices.name;
         j["costs"] = costsText;
-        j["machine"] = exec::cpuModelName();
+        j["machine"] = hostCpu().label();
         j["machine_loaded"] = loaded;
         j["repeats"] = runs.size();
         j["predicted_makespan_s"] = predicted.makespan;
@@ -317,7 +318,7 @@ int cmdExecute(const ArgList& argv) {
     std::cout << "model:      " << path << " (" << g.nodeCount() << " nodes" << (notRun ? ", " + std::to_string(notRun) + " not run: stand-in values" : "") << ")\n";
     std::cout << "placement:  " << placementText << " on " << devices.name << "\n";
     std::cout << "costs:      " << costsText << "\n";
-    std::cout << "machine:    " << exec::cpuModelName() << (loaded ? " (busy: other processes ran)" : " (idle)") << "\n";
+    std::cout << "machine:    " << hostCpu().label() << (loaded ? " (busy: other processes ran)" : " (idle)") << "\n";
     std::cout << "makespan:   measured " << humanSeconds(r.makespanS) << " (median of " << runs.size() << "), predicted "
               << humanSeconds(predicted.makespan) << " (" << std::showpos << std::fixed << std::setprecision(1) << errorPct
               << std::noshowpos << " %)\n";
@@ -375,7 +376,7 @@ int cmdCalibrate(const ArgList& argv) {
     const double overhead = tuning::timeLibtorch(tiny, 1, 0.1).medianS;
     DeviceModel m = exec::cpuCoresModel(cores, timing.gflops * 1e9, overhead, memory, link);
     nlohmann::json j = m.toJson();
-    j["calibration"] = {{"machine", exec::cpuModelName()},
+    j["calibration"] = {{"machine", hostCpu().label()},
                         {"conv_gflops_1_thread", timing.gflops},
                         {"op_overhead_s", overhead},
                         {"link_latency_s", link.latencyS},
@@ -393,7 +394,7 @@ int cmdCalibrate(const ArgList& argv) {
         std::cout << j.dump(2) << "\n";
         return 0;
     }
-    std::cout << "machine:    " << exec::cpuModelName() << "\n";
+    std::cout << "machine:    " << hostCpu().label() << "\n";
     std::cout << "devices:    " << cores << " x core (kind cpu), " << humanBytes(double(memory)) << " each\n";
     std::cout << "conv rate:  " << std::fixed << std::setprecision(1) << timing.gflops << " GFLOP/s on one core (libtorch)\n";
     std::cout << "overhead:   " << std::setprecision(2) << overhead * 1e6 << " us per op (libtorch's 1x1 product)\n";

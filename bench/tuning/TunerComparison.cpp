@@ -20,13 +20,15 @@
 //
 // Measurements are shared: each distinct configuration of a task is compiled, checked and timed
 // once (and kept in --cache, a JSON-lines file, so a rerun, an interrupted run or a later session
-// that extends the comparison measures nothing twice; entries made on another CPU model are not
-// used); every tuner that proposes it gets that result and is charged the measurement's real cost
-// (the wall seconds that compile + check + timing took when it was made). A run's clock is
-// therefore its own search time (proposeBatch and observe, measured as they run) plus the real
-// cost of every measurement it asked for, as if it had run alone; and two tuners that measure the
-// same configuration see the same figure, so who gets to the target is not decided by timing
-// noise between two measurements of one kernel.
+// that extends the comparison measures nothing twice; entries made on another CPU are not used:
+// the key is run/CpuIdentity.h's label, model name, family, model and vector unit, since a VM's
+// model name alone ("AMD EPYC") named hosts with AVX2 and with AVX-512); every tuner that
+// proposes it gets that result and is charged the measurement's real cost (the wall seconds that
+// compile + check + timing took when it was made). A run's clock is therefore its own search time
+// (proposeBatch and observe, measured as they run) plus the real cost of every measurement it
+// asked for, as if it had run alone; and two tuners that measure the same configuration see the
+// same figure, so who gets to the target is not decided by timing noise between two measurements
+// of one kernel.
 //
 // Re-measured tops (--remeasure SHARE): after a race, every cached configuration of each chosen
 // task within SHARE of the task's best is measured R more times (default 5), a round at a time in
@@ -58,8 +60,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "execution/ProfileRun.h"
 #include "graph/Loaders.h"
+#include "run/CpuIdentity.h"
 #include "run/TextList.h"
 #include "tuning/HalideMeasurer.h"
 #include "tuning/LearnedTuners.h"
@@ -503,7 +505,7 @@ int main(int argc, char** argv) {
 #endif
         mo.minTimeS = minTime;
         HalideMeasurer measurer(mo);
-        const std::string cpu = exec::cpuModelName();
+        const std::string cpu = hostCpu().label();
         std::cout << "CPU: " << (cpu.empty() ? "unknown" : cpu) << "\n";
         MeasurementCache cache(cachePath, cpu);
         if (cache.loaded() || cache.otherCpu())

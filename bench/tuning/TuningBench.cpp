@@ -36,6 +36,7 @@
 
 #include "graph/Graph.h"
 #include "graph/Loaders.h"
+#include "run/CpuIdentity.h"
 #include "run/TextList.h"
 #include "tuning/HalideMeasurer.h"
 #include "tuning/LearnedTuners.h"
@@ -51,13 +52,6 @@ using graphopt::Rng;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string cpuName() {
-    std::ifstream f("/proc/cpuinfo");
-    for (std::string line; std::getline(f, line);)
-        if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-    return "unknown CPU";
-}
 
 std::string loadAverage() {
     std::ifstream f("/proc/loadavg");
@@ -153,7 +147,7 @@ int main(int argc, char** argv) {
     try {
         registerLearnedTuners();
         const int lanes = hostVectorLanes();
-        std::cout << "CPU: " << cpuName() << " (" << std::thread::hardware_concurrency() << " hardware threads, "
+        std::cout << "CPU: " << (hostCpu().label().empty() ? "unknown" : hostCpu().label()) << " (" << std::thread::hardware_concurrency() << " hardware threads, "
                   << lanes << "-lane vectors for the packed template)\n"
                   << "start " << utcNow() << ", load average " << loadAverage() << "\n";
         // Best of short runs per thread count; measured again whenever a tuned kernel beats it, and

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "execution/TorchProgram.h"
+#include "run/CpuIdentity.h"
 
 namespace graphopt::exec {
 
@@ -56,7 +57,7 @@ ProfileResult ProfileRun::run(const RunReporter& reporter, const CancellationTok
     m.graph = graph_.name;
     if (auto it = graph_.metadata.find("onnx.input_dims"); it != graph_.metadata.end()) m.inputDims = it->second;
     m.threads = spec_.threads;
-    m.machine = cpuModelName();
+    m.machine = hostCpu().label();
     try {
         TorchProgram program(graph_, constants_, spec_.seed);
         const nlohmann::json tuned = spec_.params.value("tuned_costs", nlohmann::json::object());
@@ -135,17 +136,6 @@ ProfileResult ProfileRun::run(const RunReporter& reporter, const CancellationTok
     m.loaded = machineLoaded(spec_.threads);
     out.wallS = elapsed();
     return out;
-}
-
-std::string cpuModelName() {
-    std::ifstream in("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(in, line))
-        if (line.rfind("model name", 0) == 0) {
-            const auto colon = line.find(':');
-            if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
-        }
-    return "";
 }
 
 bool machineLoaded(int threadsInUse) {

@@ -53,9 +53,8 @@ private:
     std::string modelPath_;
 };
 
-// The CPU's model name (/proc/cpuinfo), "" when unknown; and whether the machine is busy: the
-// 1-minute load average exceeds the threads this process uses by more than half a core.
-std::string cpuModelName();
+// Whether the machine is busy: the 1-minute load average exceeds the threads this process uses
+// by more than half a core. (Which CPU it is: run/CpuIdentity.h.)
 bool machineLoaded(int threadsInUse);
 
 }  // namespace graphopt::exec

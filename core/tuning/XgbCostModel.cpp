@@ -34,18 +34,19 @@ void quietOnce() {
     quiet = true;
 }
 
-// Owns a DMatrixHandle.
-class Matrix {
+// Owns a DMatrixHandle. (Named apart from KnobProjection.cpp's Matrix: the unity build may put
+// both files into one translation unit.)
+class XgbMatrix {
 public:
-    Matrix(const std::vector<float>& data, size_t rows, size_t cols) {
+    XgbMatrix(const std::vector<float>& data, size_t rows, size_t cols) {
         check(XGDMatrixCreateFromMat_omp(data.data(), rows, cols, -1e30f /* nothing is missing */, &h_, 1),
               "XGDMatrixCreateFromMat");
     }
-    ~Matrix() {
+    ~XgbMatrix() {
         if (h_) XGDMatrixFree(h_);
     }
-    Matrix(const Matrix&) = delete;
-    Matrix& operator=(const Matrix&) = delete;
+    XgbMatrix(const XgbMatrix&) = delete;
+    XgbMatrix& operator=(const XgbMatrix&) = delete;
     DMatrixHandle get() const { return h_; }
 
 private:
@@ -95,7 +96,7 @@ void XgbCostModel::fit(const std::vector<ConfigIndex>& configs, const std::vecto
         data.insert(data.end(), f.begin(), f.end());
         labels.push_back(static_cast<float>(std::max(0.0, gflops[i]) / best));
     }
-    const Matrix train(data, configs.size(), cols);
+    const XgbMatrix train(data, configs.size(), cols);
     check(XGDMatrixSetFloatInfo(train.get(), "label", labels.data(), labels.size()), "XGDMatrixSetFloatInfo(label)");
     if (options_.objective == XgbObjective::Rank) {
         // One query group: every measurement is compared with every other.
@@ -149,7 +150,7 @@ const std::vector<float>& XgbCostModel::featureRow(ConfigIndex config) const {
 }
 
 std::vector<double> XgbCostModel::predictRows(const std::vector<float>& data, size_t rows) const {
-    const Matrix m(data, rows, featureCount_);
+    const XgbMatrix m(data, rows, featureCount_);
     bst_ulong len = 0;
     const float* out = nullptr;
     check(XGBoosterPredict(static_cast<BoosterHandle>(booster_), m.get(), 0, 0, 0, &len, &out), "XGBoosterPredict");
