@@ -106,7 +106,7 @@ LoopNest tiledNest(const TuningTask& t, const TiledParams& q) {
             kw();
         }
     }
-    b.loop("yr", q.yReg, L::Unrolled);
+    b.loop("yr", q.yReg, tiledUnrollsRows(t, q) ? L::Unrolled : L::Serial);
     b.loop("x", regN, L::Unrolled);
     b.loop("cvo", ocbn / lanes, L::Unrolled);
     b.loop("cvi", lanes, L::Vectorized);

@@ -118,6 +118,12 @@ TiledParams decodeTiled(const TuningTask& t, const KnobSpace& space, ConfigIndex
     return q;
 }
 
+bool tiledUnrollsRows(const TuningTask& t, const TiledParams& q) {
+    const int64_t columns = std::min<int64_t>(q.packed.regN, t.outW());
+    const int64_t vectors = q.packed.ocBn / std::max(1, q.packed.lanes);
+    return q.yReg > 1 && int64_t(q.yReg) * columns * vectors <= kMaxUnrolledAccumulators;
+}
+
 nlohmann::json TiledParams::toJson() const {
     nlohmann::json j = packed.toJson();
     j.erase("parallel");

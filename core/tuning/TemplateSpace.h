@@ -111,6 +111,16 @@ struct TiledParams {
     nlohmann::json toJson() const;
 };
 TiledParams decodeTiled(const TuningTask& task, const KnobSpace& space, ConfigIndex config);
+// Whether the tiled template unrolls the rows of its register tile (y_r) along with its columns
+// and channel vectors: only while the whole tile holds at most kMaxUnrolledAccumulators vectors,
+// the packed template's largest tile (4 channel vectors x 16 columns), so every packed kernel keeps
+// its schedule. A taller tile keeps its rows as a loop. Unrolled, such a tile is 2-16x any
+// register file, and compiling it took past the measurer's 20 s limit: on a Zen 3 host (AVX2), 4
+// rows x 12 columns x 4 vectors compiled in 23.5 s (a kernel of 30 GFLOP/s), 6.1 s with the other
+// accumulator placement. Unrolling changes no arithmetic, so a kernel's results do not depend on
+// this rule; its speed and compile time do.
+constexpr int kMaxUnrolledAccumulators = 64;
+bool tiledUnrollsRows(const TuningTask& task, const TiledParams& q);
 // The tiled configuration that builds the same kernel as a packed one (same loop nest, same
 // reduction order: bit-identical results), for the task with the packed template. Returns false
 // when a block of the packed configuration does not divide the channel counts (it pads them),

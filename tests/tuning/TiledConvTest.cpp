@@ -4,11 +4,13 @@
 // (bench/tuning/tiled_validity checks 200 per task.) Timing is never asserted.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "graph/Loaders.h"
 #include "run/Rng.h"
 #include "tuning/HalideMeasurer.h"
+#include "tuning/LoopNest.h"
 #include "tuning/TemplateSpace.h"
 #include "tuning/halide/HalideKernel.h"
 
@@ -84,6 +86,81 @@ TEST(TiledTemplate, EveryConfigurationDecodesToExactTiles) {
             EXPECT_NO_THROW(scheduleFeatures(t, s, c)) << s.describeText(c);
         }
     }
+}
+
+namespace {
+
+// A configuration of the tiled template for `t` with these knob values (a split knob by its
+// factors, an enum knob by its value); knobs not named keep their first entity.
+ConfigIndex tiledConfig(const TuningTask& t, const std::map<std::string, std::vector<int64_t>>& values) {
+    const KnobSpace s = templateSpace(t);
+    KnobIndices k(s.knobCount(), 0);
+    for (const auto& [name, value] : values) {
+        const Knob& knob = s.knob(s.knobIndex(name));
+        bool found = false;
+        for (size_t e = 0; e < knob.size() && !found; ++e)
+            if (knob.entities[e] == value) k[s.knobIndex(name)] = static_cast<int>(e), found = true;
+        EXPECT_TRUE(found) << name << " has no such entity in " << t.describe();
+    }
+    return s.encode(k);
+}
+
+}  // namespace
+
+// A register tile taller than the packed template's largest (64 accumulator vectors) keeps its
+// rows as a loop: unrolled, 4 rows x 12 columns x 4 vectors took 23.5 s to compile on a Zen 3
+// host, past the measurer's limit. Up to 64, the rows are unrolled as before.
+TEST(TiledTemplate, TallRegisterTilesKeepTheirRowsAsALoop) {
+    Rng rng(5);
+    int rolled = 0, unrolled = 0;
+    for (int lanes : {8, 16})
+        for (const TuningTask& base : resnet18Convs()) {
+            const TuningTask t = withTiledTemplate(base, lanes);
+            const KnobSpace s = templateSpace(t);
+            for (int i = 0; i < 200; ++i) {
+                const ConfigIndex c = s.random(rng);
+                const TiledParams q = decodeTiled(t, s, c);
+                const int64_t tile = int64_t(q.yReg) * std::min<int64_t>(q.packed.regN, t.outW()) * (q.packed.ocBn / lanes);
+                // What the loop nest (the cost models' view of the schedule) unrolls of the tile.
+                int64_t unrolledTile = 1;
+                bool rowsUnrolled = false;
+                for (const Loop& l : scheduleLoopNest(t, s, c).loops)
+                    if ((l.var == "yr" || l.var == "x" || l.var == "cvo") && l.annotation == LoopAnnotation::Unrolled) {
+                        unrolledTile *= l.extent;
+                        rowsUnrolled = rowsUnrolled || l.var == "yr";
+                    }
+                EXPECT_LE(unrolledTile, kMaxUnrolledAccumulators) << t.describe() << ": " << s.describeText(c);
+                EXPECT_EQ(rowsUnrolled, q.yReg > 1 && tile <= kMaxUnrolledAccumulators) << s.describeText(c);
+                EXPECT_EQ(tiledUnrollsRows(t, q), rowsUnrolled) << s.describeText(c);
+                if (q.yReg > 1) ++(rowsUnrolled ? unrolled : rolled);
+            }
+        }
+    EXPECT_GT(rolled, 0);
+    EXPECT_GT(unrolled, 0);
+
+    // The configuration that timed out on the Zen 3 host builds, runs and agrees with libtorch
+    // at this host's width, with both accumulator placements.
+    const TuningTask t = withTiledTemplate(resnet18Convs().at(1), hostVectorLanes());
+    HalideMeasurerOptions o;
+    o.workerPath = GRAPHOPT_MEASURE_WORKER;
+    o.minTimeS = 0;
+    o.maxRepeats = 1;
+    o.timeoutS = 60;
+    HalideMeasurer m(o);
+    const int64_t ocBlocks = (t.outC + t.lanes - 1) / t.lanes;
+    std::vector<ConfigIndex> configs;
+    for (int64_t accum : {0, 1})
+        configs.push_back(tiledConfig(t, {{"tile_oc", {ocBlocks / 4, 1, 4}},
+                                          {"tile_ic", {1, 4, 2}},
+                                          {"tile_oh", {1, 14, 4}},
+                                          {"reg_n", {12}},
+                                          {"unroll_kw", {1}},
+                                          {"order", {1}},
+                                          {"unroll_ic", {2}},
+                                          {"accum", {accum}}}));
+    const KnobSpace s = templateSpace(t);
+    EXPECT_FALSE(tiledUnrollsRows(t, decodeTiled(t, s, configs[0])));
+    for (const auto& r : m.measure(t, configs)) EXPECT_TRUE(r.ok) << s.describeText(r.config) << ": " << r.error;
 }
 
 TEST(TiledTemplate, PackedConfigurationsMapInAndBuildTheSameKernel) {

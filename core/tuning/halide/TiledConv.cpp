@@ -15,6 +15,7 @@ void defineTiledConv(const TuningTask& t, const TiledParams& q, PackedConvPipeli
     definePackedConvAlgorithm(t, p, k, dropLastBlock, a);
     const int L = p.lanes;
     const int regN = std::min<int>(p.regN, static_cast<int>(t.outW()));
+    const bool unrollRows = tiledUnrollsRows(t, q);  // a register tile's rows too (TemplateSpace.h)
     const Var c = a.c, x = a.x, y = a.y, cb = a.cb, n = a.n;
     Func &src = a.src, &conv = a.conv;
     RDom& r = a.r;
@@ -26,7 +27,8 @@ void defineTiledConv(const TuningTask& t, const TiledParams& q, PackedConvPipeli
     k.out.split(x, xo, xi, regN, TailStrategy::ShiftInwards);
     k.out.split(c, co, ci, L).vectorize(ci).unroll(co).unroll(xi);
     k.out.split(cb, cbo, cbi, q.cbInner);
-    k.out.split(y, yo, yt, q.yMid * q.yReg).split(yt, ym, yr, q.yReg).unroll(yr);
+    k.out.split(y, yo, yt, q.yMid * q.yReg).split(yt, ym, yr, q.yReg);
+    if (unrollRows) k.out.unroll(yr);
     const Var cacheInner = q.innerOrder == 0 ? ym : cbi, cacheOuter = q.innerOrder == 0 ? cbi : ym;
     const Var outerInner = q.outerOrder == 0 ? yo : cbo, outerOuter = q.outerOrder == 0 ? cbo : yo;
     k.out.reorder(ci, co, xi, yr, xo, cacheInner, cacheOuter, outerInner, outerOuter, n);
@@ -73,12 +75,13 @@ void defineTiledConv(const TuningTask& t, const TiledParams& q, PackedConvPipeli
     if (q.accum == 0) {
         // One register tile of accumulators, the whole reduction inside it (as the packed template).
         conv.compute_at(k.out, xo);
-        conv.split(c, cco, cci, L).vectorize(cci).unroll(cco).unroll(x).unroll(y);
+        conv.split(c, cco, cci, L).vectorize(cci).unroll(cco).unroll(x);
         loops = {cci, cco, x, y};
         loops.insert(loops.end(), reduction.begin(), reduction.end());
         if (q.icOuter > 1) loops.push_back(rwo);
         loops.insert(loops.end(), {cb, n});
-        u.reorder(loops).vectorize(cci).unroll(cco).unroll(x).unroll(y);
+        u.reorder(loops).vectorize(cci).unroll(cco).unroll(x);
+        if (unrollRows) conv.unroll(y), u.unroll(y);
     } else {
         // The cache tile's accumulators: each ic_o chunk sweeps the tile's register tiles.
         conv.compute_at(k.out, cacheLevel);
@@ -95,7 +98,8 @@ void defineTiledConv(const TuningTask& t, const TiledParams& q, PackedConvPipeli
             loops.insert(loops.end(), {cb, uym});
         if (q.icOuter > 1) loops.push_back(rwo);
         loops.push_back(n);
-        u.reorder(loops).vectorize(cci).unroll(cco).unroll(uxi).unroll(uyr);
+        u.reorder(loops).vectorize(cci).unroll(cco).unroll(uxi);
+        if (unrollRows) u.unroll(uyr);
     }
     if (q.unrollIc > 1) u.unroll(rxi);
     if (p.unrollKw) u.unroll(r.y);  // the kernel columns
