@@ -6,8 +6,9 @@
 #   tools/fuzz.sh ci [TARGET...]        what CI runs (tools/run-tests.sh): deterministic. Every target
 #                                       executes exactly the number of inputs fuzz/ci-runs gives it,
 #                                       from seed 1 and the committed corpus, so the same commit runs
-#                                       the same inputs on every machine (the summary's execution
-#                                       counts and corpus sizes are the same everywhere); then every
+#                                       the same inputs in every run on a host (the summary's
+#                                       execution counts and corpus sizes repeat; across CPUs two
+#                                       targets still differ: fuzz/README.md); then every
 #                                       file of tests/data/fuzz-regressions/TARGET/ is replayed.
 #   tools/fuzz.sh [SECONDS] [TARGET...] exploring, outside CI: each target for SECONDS (default 20),
 #                                       from a new random seed each time (FUZZ_SEED to choose one).
