@@ -147,8 +147,9 @@ int main(int argc, char** argv) {
     try {
         registerLearnedTuners();
         const int lanes = hostVectorLanes();
-        std::cout << "CPU: " << (hostCpu().label().empty() ? "unknown" : hostCpu().label()) << " (" << std::thread::hardware_concurrency() << " hardware threads, "
-                  << lanes << "-lane vectors for the packed template)\n"
+        const std::string cpu = hostCpu().label();
+        std::cout << "CPU: " << (cpu.empty() ? "unknown" : cpu) << " (" << std::thread::hardware_concurrency()
+                  << " hardware threads, " << lanes << "-lane vectors for the packed template)\n"
                   << "start " << utcNow() << ", load average " << loadAverage() << "\n";
         // Best of short runs per thread count; measured again whenever a tuned kernel beats it, and
         // at the end: on a shared machine the figures differ with the load (the shares of peak use
