@@ -22,7 +22,8 @@
 #              when something was found), FUZZ_JOBS (build parallelism, default 2), FUZZ_PARALLEL
 #              (targets fuzzed at once, default one per core), FUZZ_TIMEOUT
 #              (seconds one input may take; default 60 in ci mode, where a slow machine must not
-#              turn into a finding, 25 otherwise), FUZZ_SEED (exploring mode only, default 0 = random).
+#              turn into a finding, 25 otherwise), FUZZ_SEED (exploring mode only, default 0 = random),
+#              FUZZ_STACK_DEPTH (ON: build libFuzzer's stack-depth feature in; default OFF).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -54,7 +55,10 @@ start=$(date +%s)
 # -ffile-prefix-map: the programs hold no path of this checkout (the sanitizers' source locations
 # and __FILE__ become relative), so a clone elsewhere builds programs with the same layout, and
 # the CI run (fixedProcess, below) the same inputs.
-cmake -S . -B "$build" -G Ninja -DGRAPHOPT_BUILD_FUZZERS=ON -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+# FUZZ_STACK_DEPTH=ON builds libFuzzer's stack-depth feature in (off by default: it makes the CI
+# run depend on where the stack lies; fuzz/CMakeLists.txt); give such a build its own folder.
+cmake -S . -B "$build" -G Ninja -DGRAPHOPT_BUILD_FUZZERS=ON -DGRAPHOPT_FUZZ_STACK_DEPTH="${FUZZ_STACK_DEPTH:-OFF}" \
+  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -ffile-prefix-map=$root=." \
   "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -ffile-prefix-map=$root=." >/dev/null
 ninja -C "$build" -j "${FUZZ_JOBS:-2}" $(printf 'fuzz/fuzz_%s ' "${targets[@]}")
