@@ -74,16 +74,6 @@ if [[ $mode == ci ]]; then
   # One thread wherever a library would start several (XGBoost's OpenMP in the tuner target):
   # how often a waiting loop runs depends on timing, and libFuzzer counts it as coverage.
   export OMP_NUM_THREADS=1
-  # No comparison operands in the mutations (-use_cmp=0): libFuzzer's CMP mutation writes the
-  # operands of recent comparisons into inputs, and every pointer comparison in instrumented code
-  # (an iterator against its end) is one. With randomization off, where the libraries and other
-  # mappings lie still depends on the host (the kernel, the stack limit, the sizes of what is
-  # mapped first), so the same commit tried other inputs on another CPU (dot 204 and 186 corpus
-  # files, onnx 702 and 704, on a Zen 5 and a Zen 3 host). On one host, moving the mappings by
-  # 4 KB or 8 MB (ulimit -s 8196 or 16384 instead of 8192) changed the corpus of 5 of 9 targets
-  # (and a sixth's coverage) with the CMP mutation and of none without it, at the same coverage
-  # (fuzz/README.md). Exploring keeps it.
-  ci_only=(-use_cmp=0)
   # No address space randomization: with it the same input covered a few edges more or less from
   # one process to the next (pointer values reach hashing and ordering), which was enough for two
   # runs from one seed to drift apart after a few thousand inputs. setarch -R turns it off for
@@ -98,7 +88,6 @@ else
   timeout=${FUZZ_TIMEOUT:-25}
   seed=${FUZZ_SEED:-0}
   norandom=()
-  ci_only=()
 fi
 limits=(-timeout="$timeout" -rss_limit_mb=2048 -malloc_limit_mb=2048)
 
@@ -169,7 +158,16 @@ runTarget() {
   t0=$(date +%s)
   set +e
   if [[ $mode == ci ]]; then
-    fixedProcess "$t" corpus/"$t" "${inputs_from[@]}" "${budget[@]}" -seed="$seed" "${ci_only[@]}" "${limits[@]}" -print_final_stats=1 \
+    # No comparison operands in the mutations (-use_cmp=0): libFuzzer's CMP mutation writes the
+    # operands of recent comparisons into inputs, and every pointer comparison in instrumented code
+    # (an iterator against its end) is one. With randomization off, where the libraries and other
+    # mappings lie still depends on the host (the kernel, the stack limit, the sizes of what is
+    # mapped first), so the same commit tried other inputs on another CPU (dot 204 and 186 corpus
+    # files, onnx 702 and 704, on a Zen 5 and a Zen 3 host). On one host, moving the mappings by
+    # 4 KB or 8 MB (ulimit -s 8196 or 16384 instead of 8192) changed the corpus of 5 of 9 targets
+    # (and a sixth's coverage) with the CMP mutation and of none without it, at the same coverage
+    # (fuzz/README.md). Exploring keeps it.
+    fixedProcess "$t" corpus/"$t" "${inputs_from[@]}" "${budget[@]}" -seed="$seed" -use_cmp=0 "${limits[@]}" -print_final_stats=1 \
       -artifact_prefix=findings/"$t"/ "${maxlen[@]}" >"$log" 2>&1
   else
     "${norandom[@]}" "$build/fuzz/fuzz_$t" "$corpus" "${inputs_from[@]}" "${budget[@]}" -seed="$seed" "${limits[@]}" -print_final_stats=1 \
